@@ -1,0 +1,139 @@
+"""The Python API: read, write, convert, detect, validate."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from sts.converters.base import ReadContext
+from sts.converters.registry import detect as detect_converter
+from sts.io import atomic_output, open_binary, peek_file, peek_stream
+from sts.model import Session
+from sts.pipeline import output_stem, safe_name
+from sts.problems import Policy, Problem, Problems
+from sts.validate import validate_bytes
+from sts.writers import WRITERS
+
+Source = str | Path | BinaryIO | bytes
+
+
+def read(
+    source: Source,
+    format: str | None = None,
+    *,
+    on_error: Policy = "skip",
+    problems: Callable[[Problem], None] | None = None,
+    **options: Any,
+) -> Iterator[Session]:
+    """Yield the sessions of `source` (a path, a binary file object or bytes).
+
+    `format` names the source format (detected when None). Problems in the input are passed to
+    `problems` (default: printed to stderr) and handled by `on_error` (``skip``, ``fail``:
+    raise `ConversionFailed`, ``keep``: keep raw lines in the header). Extra keyword arguments
+    are source options such as ``all_branches=True`` or ``subagents=False``.
+    """
+    path, stream, name = _open(source)
+    sink = problems if problems is not None else _stderr_sink()
+    report = Problems(name, on_error, sink)
+    with stream:
+        if path is not None:
+            peek = peek_file(path)
+        else:
+            peek, stream = peek_stream(stream, None)
+        converter = _converter(peek, format)
+        context = ReadContext(report, path, {"subagents": True, **options})
+        for session in converter.read(stream, context):
+            kept = report.take_kept()
+            if kept:
+                session.metadata.setdefault("unparsedLines", []).extend(kept)
+            yield session
+
+
+def write(
+    session: Session, destination: str | Path | BinaryIO, to: str = "sts", harness: str | None = None
+) -> None:
+    """Write one session as ``sts`` or ``pi`` to a path (atomically) or a binary file object.
+
+    `harness` overrides the session's own harness id.
+    """
+    writer = WRITERS[to]
+    if isinstance(destination, (str, Path)):
+        with atomic_output(Path(destination)) as out:
+            writer(session, out, harness)
+    else:
+        writer(session, destination, harness)
+
+
+def convert(
+    source: Source,
+    destination: str | Path,
+    to: str = "sts",
+    format: str | None = None,
+    harness: str | None = None,
+    **options: Any,
+) -> list[Path]:
+    """Convert every session of `source` into the directory `destination`; return the files.
+
+    Files are named after the source (``<stem>.jsonl``; ``<stem>.<key>.jsonl`` for each session
+    when there are several, and for sub-agents).
+    """
+    directory = Path(destination)
+    stem = output_stem(Path(source).name) if isinstance(source, (str, Path)) else "session"
+    sessions = list(read(source, format, **options))
+    written: list[Path] = []
+
+    def emit(session: Session, name: str) -> None:
+        path = directory / f"{name}.jsonl"
+        write(session, path, to, harness)
+        written.append(path)
+        for child in session.children:
+            emit(child, f"{name}.{safe_name(child.key or child.id)}")
+
+    for index, session in enumerate(sessions, 1):
+        several = len(sessions) > 1
+        emit(session, f"{stem}.{safe_name(session.key or str(index))}" if several else stem)
+    return written
+
+
+def detect(source: Source) -> str | None:
+    """The detected source format name of `source`, or None."""
+    path, stream, _ = _open(source)
+    with stream:
+        peek = peek_file(path) if path is not None else peek_stream(stream, None)[0]
+    converter = detect_converter(peek)
+    return converter.name if converter is not None else None
+
+
+def validate(source: str | Path | bytes, format: str | None = None) -> list[Problem]:
+    """Check an STS or Pi file (path or bytes) against its spec; [] when valid."""
+    if isinstance(source, bytes):
+        return validate_bytes(source, format)
+    return validate_bytes(Path(source).read_bytes(), format, str(source))
+
+
+def _open(source: Source) -> tuple[Path | None, BinaryIO, str]:
+    if isinstance(source, bytes):
+        return None, io.BytesIO(source), "<bytes>"
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        return path, open_binary(path), str(path)
+    return None, source, getattr(source, "name", "<stream>")
+
+
+def _converter(peek, format: str | None):
+    from sts.converters.registry import get_converter
+
+    if format:
+        return get_converter(format)
+    converter = detect_converter(peek)
+    if converter is None:
+        raise ValueError(f"no converter recognises {peek.name or 'this input'}; pass format=")
+    return converter
+
+
+def _stderr_sink() -> Callable[[Problem], None]:
+    from sts.problems import print_to_stderr
+
+    return print_to_stderr

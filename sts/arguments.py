@@ -1,0 +1,64 @@
+"""Tool-call arguments: one deliberate policy for every shape sources give.
+
+Sources give arguments as objects, as JSON text, as double-encoded JSON text (a JSON string whose
+value is JSON text), or as text that is not JSON at all. Converters call `parse_arguments`;
+writers call `arguments_json` (STS: exactly one JSON string) or `arguments_object` (Pi: an
+object).
+
+- an object or other JSON value is kept as it is;
+- JSON text is parsed; a double-encoded string is decoded once more, and the original text is
+  kept in `raw_arguments`;
+- text that is not JSON is kept verbatim in `raw_arguments` (never dropped, never a crash); STS
+  gets it as a JSON string literal, Pi as ``{"_raw": text}``;
+- a non-object value for Pi (a list, a number) becomes ``{"_value": value}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from sts.model import ToolCall
+
+RAW_KEY = "_raw"
+VALUE_KEY = "_value"
+
+
+def parse_arguments(value: Any) -> tuple[Any, str | None]:
+    """Return ``(arguments, raw_arguments)`` for a `ToolCall` from what the source gave."""
+    if type(value) is not str:
+        return value, None
+    if not value.strip():
+        return {}, None if value == "" else value
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None, value
+    if type(parsed) is str:
+        try:
+            inner = orjson.loads(parsed)
+        except orjson.JSONDecodeError:
+            return parsed, None
+        if type(inner) is dict or type(inner) is list:
+            return inner, value
+    return parsed, None
+
+
+def arguments_json(call: ToolCall) -> str:
+    """The arguments as one JSON text, for STS."""
+    if call.arguments is None:
+        if call.raw_arguments is not None:
+            return orjson.dumps(call.raw_arguments).decode()
+        return "{}"
+    return orjson.dumps(call.arguments).decode()
+
+
+def arguments_object(call: ToolCall) -> dict[str, Any]:
+    """The arguments as an object, for Pi."""
+    value = call.arguments
+    if type(value) is dict:
+        return value
+    if value is None:
+        return {RAW_KEY: call.raw_arguments} if call.raw_arguments is not None else {}
+    return {VALUE_KEY: value}

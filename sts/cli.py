@@ -1,0 +1,218 @@
+"""The ``sts`` command: convert, detect, validate, formats. No conversion logic lives here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from sts.converters.registry import MIN_CONFIDENCE, converters, rank
+from sts.io import peek_file, peek_stream
+from sts.pipeline import JobResult, Settings, Target, plan_jobs, run_jobs
+from sts.problems import POLICIES, Problem
+from sts.validate import validate_bytes
+from sts.writers import WRITERS
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sts-convert")
+def main() -> None:
+    """Convert AI agent session traces to STS-Format or Pi sessions for the Hugging Face Hub."""
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, type=click.Path(allow_dash=True))
+@click.option("--to", "to", type=click.Choice(sorted(WRITERS)), default="sts", show_default=True,
+              help="Target format.")
+@click.option("--from", "source_format", metavar="FORMAT",
+              help="Source format (see `sts formats`); detected when left out.")
+@click.option("--harness", metavar="ID", help="Harness id for the output header "
+              "(default: the source's own, e.g. claude-code, codex, pi).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), metavar="PATH",
+              help="Output file, or directory for several sessions (default: stdout).")
+@click.option("--on-error", "policy", type=click.Choice(POLICIES), default="skip",
+              show_default=True, help="Bad input: skip it and go on, fail at once, or skip it "
+              "and keep the raw line in the session header.")
+@click.option("--no-subagents", is_flag=True, help="Leave sub-agent sessions out.")
+@click.option("--all-branches", is_flag=True,
+              help="Pi: also write every abandoned branch as its own session.")
+@click.option("--drop-injected", is_flag=True,
+              help="Codex: drop injected context (AGENTS.md, environment) instead of keeping it "
+              "as system messages.")
+@click.option("--keep-rolled-back", is_flag=True,
+              help="Codex: keep turns undone by a rollback (marked) instead of dropping them.")
+@click.option("-j", "--jobs", "workers", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Worker processes for many files (0: one per core).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def convert(
+    inputs: tuple[str, ...],
+    to: str,
+    source_format: str | None,
+    harness: str | None,
+    output: Path | None,
+    policy: str,
+    no_subagents: bool,
+    all_branches: bool,
+    drop_injected: bool,
+    keep_rolled_back: bool,
+    workers: int,
+    quiet: bool,
+) -> None:
+    """Convert INPUTS (files, directories, or - for stdin) to STS or Pi.
+
+    One session goes to stdout or to -o FILE; several sessions (several inputs, a directory, an
+    input holding several sessions, sub-agents) need -o DIR, where the input tree is mirrored.
+    Exit codes: 0 all converted, 1 something was skipped or failed, 2 usage error.
+    """
+    if source_format and source_format not in converters():
+        known = ", ".join(sorted(converters()))
+        raise click.UsageError(f"unknown source format {source_format!r} (known: {known})")
+    jobs, any_dir, _companions = plan_jobs(inputs)
+    target = _target(output, jobs, any_dir)
+    options = {
+        "all_branches": all_branches,
+        "drop_injected": drop_injected,
+        "keep_rolled_back": keep_rolled_back,
+    }
+    settings = Settings(to, source_format, harness, policy, not no_subagents, options)  # type: ignore[arg-type]
+    report = _Report(quiet)
+    progress = None
+    if len(jobs) > 1 and not quiet and sys.stderr.isatty():
+        progress = click.progressbar(length=len(jobs), label="converting", file=sys.stderr)
+        progress.__enter__()
+
+    def on_result(result: JobResult) -> None:
+        report.add(result)
+        if progress is not None:
+            progress.update(1)
+
+    workers = workers or os.cpu_count() or 1
+    try:
+        run_jobs(jobs, target, settings, workers, report.print_problem, on_result)
+    finally:
+        if progress is not None:
+            progress.__exit__(None, None, None)
+    report.finish(len(jobs) > 1)
+    sys.exit(report.exit_code)
+
+
+def _target(output: Path | None, jobs: list, any_dir: bool) -> Target:
+    protected = frozenset(job.source.resolve() for job in jobs if job.source is not None)
+    if output is None or str(output) == "-":
+        if len(jobs) > 1 or any_dir:
+            raise click.UsageError("several inputs need -o DIR (stdout takes one session)")
+        return Target("stdout", None, protected)
+    as_dir = output.is_dir() or str(output).endswith(os.sep) or len(jobs) > 1 or any_dir
+    if not as_dir and output.resolve() in protected:
+        raise click.UsageError(f"refusing to write over the input {output}")
+    return Target("dir" if as_dir else "file", output, protected)
+
+
+class _Report:
+    """Prints problems as they come and a summary at the end; decides the exit code."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.files = 0
+        self.sessions = 0
+        self.errors = 0
+        self.warnings = 0
+        self.skipped = 0
+        self.failed = 0
+        self.usage_error = False
+
+    def print_problem(self, problem: Problem) -> None:
+        if problem.severity == "error" or not self.quiet:
+            click.echo(str(problem), err=True)
+
+    def add(self, result: JobResult) -> None:
+        self.files += 1
+        self.sessions += result.sessions
+        self.errors += result.errors
+        self.warnings += len(result.problems) - result.errors
+        self.skipped += result.status == "skipped"
+        self.failed += result.status == "failed"
+        if result.usage_error:
+            self.usage_error = True
+            click.echo(f"sts: {result.usage_error}", err=True)
+
+    def finish(self, batch: bool) -> None:
+        if self.quiet or not (batch or self.errors or self.warnings):
+            return
+        click.echo(
+            f"sts: {self.sessions} session(s) written from {self.files} input(s); "
+            f"{self.skipped} skipped, {self.failed} failed; "
+            f"{self.errors} error(s), {self.warnings} warning(s)",
+            err=True,
+        )
+
+    @property
+    def exit_code(self) -> int:
+        if self.usage_error:
+            return EXIT_USAGE
+        if self.errors or self.skipped or self.failed:
+            return EXIT_PROBLEMS
+        return EXIT_OK
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("-v", "--verbose", is_flag=True, help="Show every converter's confidence.")
+def detect(files: tuple[str, ...], verbose: bool) -> None:
+    """Print the detected source format of each FILE (- for stdin)."""
+    unknown = 0
+    for name in files:
+        if name == "-":
+            peek, _ = peek_stream(sys.stdin.buffer)
+        else:
+            try:
+                peek = peek_file(Path(name))
+            except OSError as exc:
+                click.echo(f"{name}: error: {exc.strerror or exc}", err=True)
+                unknown += 1
+                continue
+        scored = rank(peek)
+        best_score, best = scored[0] if scored else (0.0, None)
+        label = best.name if best is not None and best_score >= MIN_CONFIDENCE else "unknown"
+        unknown += label == "unknown"
+        if verbose:
+            details = ", ".join(f"{c.name}={s:.2f}" for s, c in scored)
+            click.echo(f"{name}\t{label}\t{details}")
+        else:
+            click.echo(f"{name}\t{label}")
+    sys.exit(EXIT_PROBLEMS if unknown else EXIT_OK)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["sts", "pi"]),
+              help="Check as this format (detected from the header when left out).")
+def validate(files: tuple[str, ...], fmt: str | None) -> None:
+    """Check STS and Pi files against their specs; print each problem as file:line: what.
+
+    Exit 0 when every file is valid (warnings allowed), 1 when any has an error.
+    """
+    invalid = 0
+    for name in files:
+        problems = validate_bytes(Path(name).read_bytes(), fmt, name)
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        invalid += any(p.severity == "error" for p in problems)
+    sys.exit(EXIT_PROBLEMS if invalid else EXIT_OK)
+
+
+@main.command()
+def formats() -> None:
+    """List the source formats (with default harness ids) and the target formats."""
+    click.echo("sources (--from):")
+    for name, converter in sorted(converters().items()):
+        click.echo(f"  {name:<12} harness {converter.harness:<14} {converter.description}")
+    click.echo("targets (--to):")
+    click.echo("  sts          STS-Format (Session Trace Simple Format)")
+    click.echo("  pi           Pi session format, version 3, with a harness field")

@@ -1,0 +1,106 @@
+"""What every source converter is: a name, a default harness id, a sniff and a read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar
+
+import orjson
+
+from sts.model import Session
+from sts.problems import Problems
+
+
+@dataclass
+class Peek:
+    """The head of an input, for sniffing without consuming the stream.
+
+    `data` is up to `HEAD_SIZE` bytes; `complete` says whether that is the whole input. `name`
+    is the file name (None for stdin).
+    """
+
+    data: bytes
+    name: str | None = None
+    complete: bool = False
+
+    @cached_property
+    def records(self) -> list[Any]:
+        """The JSON values of the complete lines in the head (unreadable lines left out)."""
+        lines = self.data.split(b"\n")
+        if not self.complete:
+            lines = lines[:-1]
+        values = []
+        for line in lines:
+            line = line.strip().removeprefix(b"\xef\xbb\xbf")
+            if not line:
+                continue
+            try:
+                values.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+        return values
+
+    @cached_property
+    def objects(self) -> list[dict[str, Any]]:
+        """The records that are JSON objects."""
+        return [r for r in self.records if type(r) is dict]
+
+    @cached_property
+    def first_byte(self) -> bytes:
+        """The first non-blank byte of the input (after a BOM), or b''."""
+        return self.data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+
+    @cached_property
+    def document(self) -> Any:
+        """The whole input parsed as one JSON document, when it fits in the head; else None."""
+        if not self.complete:
+            return None
+        try:
+            return orjson.loads(self.data.removeprefix(b"\xef\xbb\xbf"))
+        except orjson.JSONDecodeError:
+            return None
+
+
+@dataclass
+class ReadContext:
+    """What a converter gets besides the stream.
+
+    `path` is the input file (None for stdin): converters that look for companion files, such as
+    Claude Code sub-agents, use it. `options` holds the user's source options by name
+    (``all_branches``, ``subagents``, ...); a converter reads those it knows.
+    """
+
+    problems: Problems
+    path: Path | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Converter:
+    """Base class of a source format adapter.
+
+    Subclasses set `name` (the format name users type after ``--from``), `harness` (the default
+    harness id, as the Hub's registry spells it) and `description`, and implement `sniff` and
+    `read`.
+    """
+
+    name: ClassVar[str] = ""
+    harness: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def sniff(self, peek: Peek) -> float:
+        """How sure (0 to 1) this converter is that it can read the input. Must not do I/O."""
+        return 0.0
+
+    def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+        """Yield the sessions in `stream`, reporting problems to `context.problems`."""
+        raise NotImplementedError
+
+    def is_companion(self, path: Path) -> bool:
+        """True when `path` is part of another input's session (a sub-agent file, say).
+
+        Directory walks skip such files; their main session's converter reads them itself.
+        """
+        return False

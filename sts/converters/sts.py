@@ -1,0 +1,169 @@
+"""STS-Format → Session: so STS can become Pi, or be re-labelled with another harness.
+
+Header keys this tool writes (``source``, ``sourceVersion``, ``cwd``, ``git``, ``startedAt``,
+``toolErrors``) go back into their model fields; any other header key is kept in
+`Session.metadata` and written back as it was. Message fields outside the spec are reported
+once per file as a warning (the model has no place for them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from sts.arguments import parse_arguments
+from sts.converters.base import Converter, Peek, ReadContext
+from sts.lines import iter_records
+from sts.model import ROLES, Message, Session, TextPart, ThinkingPart, ToolCall
+from sts.problems import Problems
+from sts.timestamps import to_ms
+
+MESSAGE_FIELDS = frozenset(
+    ("role", "content", "reasoningContent", "toolCalls", "toolCallId", "timestamp", "model")
+)
+HEADER_FIELDS = frozenset(
+    ("type", "harness", "id", "name", "source", "sourceVersion", "cwd", "git", "startedAt",
+     "toolErrors")
+)
+
+
+class StsConverter(Converter):
+    """Reads STS-Format files (one session per file)."""
+
+    name = "sts"
+    harness = "unknown"
+    description = "STS-Format (Session Trace Simple Format), the Hub's simple trace format"
+
+    def sniff(self, peek: Peek) -> float:
+        objects = peek.objects
+        if not objects:
+            return 0.0
+        first = objects[0]
+        if first.get("type") != "session" or "harness" not in first:
+            return 0.0
+        if "version" in first:
+            return 0.3  # a Pi header with a harness field
+        rest = objects[1:]
+        if rest and all(o.get("type") == "message" and "id" not in o for o in rest):
+            return 0.95
+        return 0.7 if not rest else 0.4
+
+    def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+        problems = context.problems
+        session: Session | None = None
+        unknown_fields: set[str] = set()
+        for lineno, record in iter_records(stream, problems):
+            kind = record.get("type")
+            if session is None:
+                if kind != "session":
+                    problems.error(lineno, "no-header", "line before the STS header skipped")
+                    continue
+                session = session_from_header(record, lineno, problems)
+                continue
+            if kind == "session":
+                problems.error(lineno, "second-header", "a second header in one STS file skipped")
+                continue
+            if kind != "message" or type(record.get("message")) is not dict:
+                problems.error(lineno, "unknown-record", f"not an STS message line (type {kind!r})")
+                continue
+            message = message_from_sts(record["message"], lineno, problems)
+            if message is not None:
+                unknown_fields.update(record["message"].keys() - MESSAGE_FIELDS)
+                session.messages.append(message)
+        if session is None:
+            problems.error(None, "empty", "no STS header found: nothing to convert")
+            return
+        if unknown_fields:
+            problems.warning(
+                None, "unknown-fields",
+                f"message fields outside the STS spec not carried over: {sorted(unknown_fields)}",
+            )
+        errors = session.metadata.pop("toolErrors", None)
+        if isinstance(errors, list):
+            failed = set(errors)
+            for message in session.messages:
+                if message.role == "tool" and message.tool_call_id in failed:
+                    message.is_error = True
+        yield session
+
+
+def session_from_header(header: dict[str, Any], lineno: int, problems: Problems) -> Session:
+    """A Session from an STS header line."""
+    session_id = header.get("id")
+    if type(session_id) is not str or not session_id:
+        problems.error(lineno, "bad-header", "header has no string id; using the file name")
+        session_id = problems.file.rsplit("/", 1)[-1].removesuffix(".jsonl") or "session"
+    harness = header.get("harness")
+    name = header.get("name")
+    return Session(
+        id=session_id,
+        name=name if type(name) is str and name else None,
+        harness=harness if type(harness) is str and harness else None,
+        source_format=_str(header.get("source")) or "sts",
+        source_version=_str(header.get("sourceVersion")),
+        cwd=_str(header.get("cwd")),
+        git=header.get("git") if type(header.get("git")) is dict else None,
+        started_at=to_ms(header.get("startedAt")),
+        metadata={k: v for k, v in header.items() if k not in HEADER_FIELDS or k == "toolErrors"},
+    )
+
+
+def message_from_sts(data: dict[str, Any], lineno: int, problems: Problems) -> Message | None:
+    """A Message from an STS ``message`` object; None (reported) when it cannot be one."""
+    role = data.get("role")
+    if role not in ROLES:
+        problems.error(lineno, "unknown-role", f"unknown role {role!r}: message skipped")
+        return None
+    content = data.get("content")
+    if type(content) is not str:
+        content = _coerce_content(content, lineno, problems)
+    message = Message(role=role, content=[TextPart(content)] if content else [])
+    reasoning = data.get("reasoningContent")
+    if type(reasoning) is str and reasoning:
+        message.content.insert(0, ThinkingPart(reasoning))
+    calls = data.get("toolCalls")
+    if calls is not None:
+        message.tool_calls = _tool_calls(calls, lineno, problems)
+    call_id = data.get("toolCallId")
+    if call_id is not None:
+        message.tool_call_id = str(call_id)
+    if "timestamp" in data:
+        message.timestamp = to_ms(data["timestamp"])
+        if message.timestamp is None:
+            problems.warning(lineno, "bad-timestamp", "timestamp not a time: left out")
+    model = data.get("model")
+    if type(model) is str and model:
+        message.model = model
+    return message
+
+
+def _tool_calls(calls: Any, lineno: int, problems: Problems) -> list[ToolCall]:
+    if type(calls) is not list:
+        problems.error(lineno, "bad-tool-calls", "toolCalls is not a list: calls skipped")
+        return []
+    result = []
+    for call in calls:
+        function = call.get("function") if type(call) is dict else None
+        if type(function) is not dict or not call.get("id"):
+            problems.error(lineno, "bad-tool-call", "tool call without id or function skipped")
+            continue
+        arguments, raw = parse_arguments(function.get("arguments", "{}"))
+        result.append(
+            ToolCall(str(call["id"]), str(function.get("name", "")), arguments, raw)
+        )
+    return result
+
+
+def _coerce_content(content: Any, lineno: int, problems: Problems) -> str:
+    if content is None:
+        return ""
+    if type(content) is list:
+        texts = [p.get("text", "") for p in content if type(p) is dict and type(p.get("text")) is str]
+        problems.warning(lineno, "content-not-string", "content was a list: its texts joined")
+        return "\n\n".join(texts)
+    problems.warning(lineno, "content-not-string", "content was not a string: converted")
+    return str(content)
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str and value else None

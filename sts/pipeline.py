@@ -1,0 +1,342 @@
+"""The conversion engine behind the CLI: one job per input, sessions streamed to their outputs.
+
+A job opens its input (a file or stdin), picks the converter (``--from`` or detection), and
+hands every session the converter yields to an `Emitter`, which decides the output name and
+writes it atomically. Jobs run one after another or in worker processes (``-j``); each returns a
+`JobResult` with its problems, which the caller prints and counts.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from sts.converters.base import Converter, ReadContext
+from sts.converters.registry import converters, detect, get_converter
+from sts.io import atomic_output, open_binary, peek_file, peek_stream
+from sts.model import Session
+from sts.problems import ConversionFailed, Policy, Problem, Problems
+from sts.writers import WRITERS
+
+OUTPUT_SUFFIX = ".jsonl"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class UsageError(Exception):
+    """The request cannot be carried out as asked (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What to convert to and how; the same for every job of a run."""
+
+    to: str = "sts"
+    source_format: str | None = None
+    harness: str | None = None
+    policy: Policy = "skip"
+    subagents: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where sessions go: ``stdout``, one ``file``, or a ``dir`` mirroring the inputs."""
+
+    mode: Literal["stdout", "file", "dir"]
+    path: Path | None = None
+    protected: frozenset[Path] = frozenset()
+
+
+@dataclass(frozen=True)
+class Job:
+    """One input: a file (`source`) or stdin (`source` None); `rel` names its output in a dir."""
+
+    source: Path | None
+    display: str
+    rel: Path
+
+
+@dataclass
+class JobResult:
+    """What one job did: files written, sessions converted, problems, and how it ended."""
+
+    display: str
+    status: Literal["ok", "skipped", "failed"] = "ok"
+    sessions: int = 0
+    outputs: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    usage_error: str | None = None
+
+    @property
+    def errors(self) -> int:
+        """How many error problems (not warnings) the job had."""
+        return sum(1 for p in self.problems if p.severity == "error")
+
+
+def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResult:
+    """Convert one input; never raises for bad input (problems go into the result)."""
+    result = JobResult(job.display)
+    problems = Problems(job.display, settings.policy, sink)
+    result.problems = problems.problems
+    try:
+        _convert(job, target, settings, problems, result)
+    except ConversionFailed:
+        result.status = "failed"
+    except UsageError as exc:
+        result.status = "failed"
+        result.usage_error = str(exc)
+    except OSError as exc:
+        result.status = "failed"
+        _report_quietly(problems, "io-error", f"{exc.strerror or exc}")
+    except Exception as exc:  # a converter bug must not become a traceback for the user
+        result.status = "failed"
+        _report_quietly(problems, "internal-error", f"{type(exc).__name__}: {exc}")
+    return result
+
+
+def _report_quietly(problems: Problems, code: str, text: str) -> None:
+    try:
+        problems.error(None, code, text)
+    except ConversionFailed:
+        pass
+
+
+def _convert(
+    job: Job, target: Target, settings: Settings, problems: Problems, result: JobResult
+) -> None:
+    if job.source is None:
+        peek, stream = peek_stream(sys.stdin.buffer)
+    else:
+        peek, stream = peek_file(job.source), open_binary(job.source)
+    with stream:
+        converter = pick_converter(peek, settings.source_format)
+        if converter is None:
+            result.status = "skipped"
+            problems.error(None, "unknown-format", "no converter recognises this input (--from)")
+            return
+        options = {"subagents": settings.subagents, **settings.options}
+        context = ReadContext(problems, job.source, options)
+        emitter = Emitter(job, target, settings, problems, result)
+        for session in converter.read(stream, context):
+            emitter.add(session)
+        emitter.finish()
+
+
+def pick_converter(peek, source_format: str | None) -> Converter | None:
+    """The converter named by ``--from``, else the one detection prefers."""
+    if source_format:
+        return get_converter(source_format)
+    return detect(peek)
+
+
+class Emitter:
+    """Names and writes the sessions of one job, one session behind the converter.
+
+    Holding one session back lets a single-session input keep its plain name while an input with
+    several sessions gets a per-session suffix, and lets stdout refuse a second session before
+    writing anything. Raw lines kept under ``--on-error keep`` go into the header of the session
+    whose reading reported them.
+    """
+
+    def __init__(
+        self, job: Job, target: Target, settings: Settings, problems: Problems, result: JobResult
+    ) -> None:
+        self.job = job
+        self.target = target
+        self.settings = settings
+        self.problems = problems
+        self.result = result
+        self.writer = WRITERS[settings.to]
+        self.pending: Session | None = None
+        self.count = 0
+
+    def add(self, session: Session) -> None:
+        self._keep_raw_lines(session)
+        self.count += 1
+        if self.count == 1:
+            self.pending = session
+            return
+        if self.target.mode != "dir":
+            raise UsageError(
+                f"{self.job.display} holds several sessions: write them to a directory with -o DIR"
+            )
+        if self.pending is not None:
+            self._write(self.pending, 1)
+            self.pending = None
+        self._write(session, self.count)
+
+    def finish(self) -> None:
+        if self.pending is not None:
+            self._keep_raw_lines(self.pending)
+            self._write(self.pending, None)
+        elif self.count == 0 and self.problems.error_count == 0:
+            self.problems.error(None, "no-sessions", "no session found in this input")
+
+    def _keep_raw_lines(self, session: Session) -> None:
+        kept = self.problems.take_kept()
+        if kept:
+            session.metadata.setdefault("unparsedLines", []).extend(kept)
+
+    def _write(self, session: Session, index: int | None) -> None:
+        harness = self.settings.harness
+        if self.target.mode == "stdout":
+            out = sys.stdout.buffer
+            self.writer(session, out, harness)
+            out.flush()
+            self._note_children(session)
+        elif self.target.mode == "file":
+            assert self.target.path is not None
+            self._write_file(session, self.target.path)
+            self._note_children(session)
+        else:
+            path = self._dir_path(session, index)
+            self._write_file(session, path)
+            if self.settings.subagents:
+                self._write_children(session, path)
+        self.result.sessions += 1
+
+    def _write_file(self, session: Session, path: Path) -> None:
+        resolved = path.resolve()
+        if resolved in self.target.protected:
+            raise UsageError(f"refusing to write over the input {path}")
+        with atomic_output(path) as out:
+            self.writer(session, out, self.settings.harness)
+        self.result.outputs.append(str(path))
+
+    def _dir_path(self, session: Session, index: int | None) -> Path:
+        assert self.target.path is not None
+        rel = self.job.rel
+        stem = output_stem(rel.name)
+        if index is not None:
+            stem = f"{stem}.{safe_name(session.key or str(index))}"
+        return self.target.path / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
+
+    def _write_children(self, session: Session, path: Path) -> None:
+        stem = path.name.removesuffix(OUTPUT_SUFFIX)
+        for child in session.children:
+            child_path = path.with_name(f"{stem}.{safe_name(child.key or child.id)}{OUTPUT_SUFFIX}")
+            self._write_file(child, child_path)
+            self.result.sessions += 1
+            self._write_children(child, child_path)
+
+    def _note_children(self, session: Session) -> None:
+        count = count_children(session)
+        if count and self.settings.subagents:
+            self.problems.warning(
+                None, "subagents-not-written",
+                f"{count} sub-agent session(s) not written: use -o DIR to write them beside it",
+            )
+
+
+def count_children(session: Session) -> int:
+    """How many sub-agent sessions hang below `session`, at any depth."""
+    return sum(1 + count_children(child) for child in session.children)
+
+
+def output_stem(name: str) -> str:
+    """The output file stem for an input file name (its .jsonl/.json/.ndjson ending dropped)."""
+    for ending in (".jsonl", ".ndjson", ".json"):
+        if name.endswith(ending) and len(name) > len(ending):
+            return name[: -len(ending)]
+    return name
+
+
+def safe_name(text: str) -> str:
+    """A file-name-safe form of a session key or id."""
+    return _UNSAFE.sub("_", text).strip("._")[:120] or "session"
+
+
+def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool, list[Path]]:
+    """Expand the inputs into jobs.
+
+    Returns the jobs, whether any input was a directory, and the companion files passed over
+    (sub-agent files that their main session's converter reads).
+    """
+    names = list(inputs) or ["-"]
+    several = len(names) > 1
+    jobs: list[Job] = []
+    companions: list[Path] = []
+    any_dir = False
+    for name in names:
+        if name == "-":
+            jobs.append(Job(None, "<stdin>", Path("stdin.jsonl")))
+            continue
+        path = Path(name)
+        if path.is_dir():
+            any_dir = True
+            prefix = Path(path.resolve().name) if several else Path()
+            for file in walk(path):
+                if is_companion(file):
+                    companions.append(file)
+                    continue
+                jobs.append(Job(file, str(file), prefix / file.relative_to(path)))
+        else:
+            jobs.append(Job(path, str(path), Path(path.name)))
+    return jobs, any_dir, companions
+
+
+def walk(directory: Path) -> Iterator[Path]:
+    """Every regular file below `directory` in sorted order, hidden files and folders left out."""
+    for entry in sorted(directory.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            yield from walk(entry)
+        elif entry.is_file():
+            yield entry
+
+
+def is_companion(path: Path) -> bool:
+    """True when some converter reads `path` as part of another file's session."""
+    return any(converter.is_companion(path) for converter in converters().values())
+
+
+_worker_state: dict[str, Any] = {}
+
+
+def _init_worker(target: Target, settings: Settings) -> None:
+    _worker_state["target"] = target
+    _worker_state["settings"] = settings
+
+
+def _run_in_worker(job: Job) -> JobResult:
+    return run_job(job, _worker_state["target"], _worker_state["settings"], sink=None)
+
+
+def run_jobs(
+    jobs: list[Job],
+    target: Target,
+    settings: Settings,
+    workers: int,
+    sink: Callable[[Problem], None] | None,
+    on_result: Callable[[JobResult], None],
+) -> None:
+    """Run every job, in order, calling `on_result` after each.
+
+    With one worker, problems reach `sink` as they happen; with several, each job's problems
+    are replayed to `sink` when it ends. Under ``--on-error fail`` the run stops after the first
+    job that failed.
+    """
+    stop_on_failure = settings.policy == "fail"
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            result = run_job(job, target, settings, sink)
+            on_result(result)
+            if stop_on_failure and result.status == "failed":
+                return
+        return
+    chunk = max(1, min(64, len(jobs) // (workers * 8)))
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings)) as pool:
+        for result in pool.map(_run_in_worker, jobs, chunksize=chunk):
+            if sink is not None:
+                for problem in result.problems:
+                    sink(problem)
+            on_result(result)
+            if stop_on_failure and result.status == "failed":
+                pool.shutdown(wait=True, cancel_futures=True)
+                return

@@ -1,0 +1,95 @@
+"""Problems found in input, and the policy that decides what happens next.
+
+Every converter reports what it could not read through one `Problems` object, with a stable
+code and the line number. The policy is the user's `--on-error` choice:
+
+- ``skip``: report and go on (the default);
+- ``fail``: stop at the first error (raises `ConversionFailed`);
+- ``keep``: like skip, and the raw text of an unreadable line is kept in the session header.
+
+A problem is an ``error`` when input was skipped or lost, a ``warning`` when it was repaired
+without loss of meaning (a lone surrogate replaced by U+FFFD, say). Errors make the command exit
+with 1; warnings are only reported.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+Policy = Literal["skip", "fail", "keep"]
+POLICIES: tuple[str, ...] = ("skip", "fail", "keep")
+
+
+@dataclass(slots=True, frozen=True)
+class Problem:
+    """One thing wrong with the input: where (file, line), a stable code, and what."""
+
+    file: str
+    line: int | None
+    code: str
+    text: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.severity}: {self.text} [{self.code}]"
+
+
+class ConversionFailed(Exception):
+    """Raised under ``--on-error fail`` at the first error."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def print_to_stderr(problem: Problem) -> None:
+    """The default problem sink: one line on stderr."""
+    print(problem, file=sys.stderr)
+
+
+@dataclass
+class Problems:
+    """Collects problems for one input file and applies the policy.
+
+    `file` is the name shown in messages. `sink` is called for each problem as it happens (stderr
+    by default; tests pass `list.append`). Kept raw lines (policy ``keep``) wait in `kept` until
+    the driver attaches them to the session they belong to.
+    """
+
+    file: str = "<input>"
+    policy: Policy = "skip"
+    sink: Callable[[Problem], None] | None = print_to_stderr
+    problems: list[Problem] = field(default_factory=list)
+    kept: list[dict[str, object]] = field(default_factory=list)
+
+    def error(self, line: int | None, code: str, text: str, raw: bytes | None = None) -> None:
+        """Report input that was skipped or lost. Under ``fail`` this raises."""
+        problem = Problem(self.file, line, code, text, "error")
+        self._emit(problem)
+        if self.policy == "keep" and raw is not None:
+            self.kept.append({"line": line, "raw": raw.decode("utf-8", "replace")})
+        if self.policy == "fail":
+            raise ConversionFailed(problem)
+
+    def warning(self, line: int | None, code: str, text: str) -> None:
+        """Report input that was repaired without losing its meaning."""
+        self._emit(Problem(self.file, line, code, text, "warning"))
+
+    def _emit(self, problem: Problem) -> None:
+        self.problems.append(problem)
+        if self.sink is not None:
+            self.sink(problem)
+
+    @property
+    def error_count(self) -> int:
+        """How many errors (not warnings) were reported."""
+        return sum(1 for p in self.problems if p.severity == "error")
+
+    def take_kept(self) -> list[dict[str, object]]:
+        """Hand over the raw lines kept so far and forget them."""
+        kept, self.kept = self.kept, []
+        return kept

@@ -1,0 +1,41 @@
+"""Times from any source as epoch milliseconds."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+# Numbers below this are seconds: 1e11 seconds is the year 5138, 1e11 milliseconds is 1973.
+_SECONDS_LIMIT = 1e11
+
+
+def to_ms(value: object) -> int | None:
+    """Epoch ms from epoch seconds or ms (int, float or numeric string) or an ISO-8601 string.
+
+    Returns None for anything else (booleans, empty or unparseable strings): never a guess.
+    """
+    kind = type(value)
+    if kind is int or kind is float:
+        if value != value or value in (float("inf"), float("-inf")):  # NaN, infinities
+            return None
+        return int(round(value * 1000)) if abs(value) < _SECONDS_LIMIT else int(value)
+    if kind is str and value:
+        text = value.strip()
+        try:
+            return to_ms(float(text))
+        except ValueError:
+            pass
+        return iso_to_ms(text)
+    return None
+
+
+def iso_to_ms(text: str) -> int | None:
+    """Epoch ms from an ISO-8601 string (``Z`` or an offset; naive times are taken as UTC)."""
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(round(moment.timestamp() * 1000))

@@ -1,0 +1,279 @@
+"""Check STS and Pi session files against their specs (``shared/formats/STS.md``, ``pi.md``).
+
+`validate_bytes` returns every problem found, each with its line number and a stable code. The
+checks are those a reader of the file relies on: the header, roles, content types, tool-call
+arguments that are one valid JSON string (STS) or an object (Pi), integer and plausible
+timestamps, tool results that answer an earlier call, unique ids, and Pi's parentId chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sts.model import ROLES
+from sts.problems import Problem
+from sts.timestamps import iso_to_ms
+
+# Plausible epoch-ms range: 2000-01-01 to 2100-01-01.
+MIN_MS = 946_684_800_000
+MAX_MS = 4_102_444_800_000
+STS_MESSAGE_FIELDS = frozenset(
+    ("role", "content", "reasoningContent", "toolCalls", "toolCallId", "timestamp", "model")
+)
+PI_ROLES = frozenset(
+    ("user", "assistant", "toolResult", "bashExecution", "custom", "system", "branchSummary",
+     "compactionSummary", "hookMessage")
+)
+PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted", "deferred"))
+USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+# Legal but worth knowing: a result whose call is not in the file (the source had none), a Pi
+# header without the Hub's harness field.
+WARNING_CODES = frozenset(("orphan-result", "no-harness"))
+
+
+def validate_file(path: str | Path, fmt: str | None = None) -> list[Problem]:
+    """Validate one file; `fmt` is ``"sts"`` or ``"pi"`` (detected when None)."""
+    path = Path(path)
+    return validate_bytes(path.read_bytes(), fmt, str(path))
+
+
+def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -> list[Problem]:
+    """Validate the bytes of one STS or Pi file; `fmt` is detected from the header when None."""
+    checker = _Checker(name)
+    records = list(checker.parse(data))
+    if not records:
+        checker.add(None, "empty", "no JSON lines: not a session file")
+        return checker.problems
+    if fmt is None:
+        fmt = detect_target_format(records[0][1])
+    if fmt == "pi":
+        checker.check_pi(records)
+    elif fmt == "sts":
+        checker.check_sts(records)
+    else:
+        raise ValueError(f"unknown format {fmt!r}: expected 'sts' or 'pi'")
+    return checker.problems
+
+
+def detect_target_format(header: Any) -> str:
+    """``pi`` for a header with a version (Pi), else ``sts``."""
+    return "pi" if type(header) is dict and "version" in header else "sts"
+
+
+def _is_ms(value: Any) -> bool:
+    return type(value) is int and MIN_MS <= value <= MAX_MS
+
+
+class _Checker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.problems: list[Problem] = []
+
+    def add(self, line: int | None, code: str, text: str) -> None:
+        severity = "warning" if code in WARNING_CODES else "error"
+        self.problems.append(Problem(self.name, line, code, text, severity))
+
+    def parse(self, data: bytes) -> Iterator[tuple[int, Any]]:
+        if data and not data.endswith(b"\n"):
+            self.add(None, "no-final-newline", "file does not end with a newline")
+        for number, raw in enumerate(data.split(b"\n"), 1):
+            if not raw.strip():
+                continue
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                self.add(number, "invalid-json", f"not valid UTF-8 JSON: {exc}")
+                continue
+            if type(value) is not dict:
+                self.add(number, "not-an-object", "line is not a JSON object")
+                continue
+            yield number, value
+
+    # STS ---------------------------------------------------------------------------------
+
+    def check_sts(self, records: list[tuple[int, dict[str, Any]]]) -> None:
+        line, header = records[0]
+        if header.get("type") != "session":
+            self.add(line, "bad-header", 'first line must have "type": "session"')
+        for key in ("harness", "id"):
+            if type(header.get(key)) is not str or not header.get(key):
+                self.add(line, "bad-header", f"header {key!r} must be a non-empty string")
+        if "name" in header and type(header["name"]) is not str:
+            self.add(line, "bad-header", "header 'name' must be a string")
+        call_ids: set[str] = set()
+        for line, record in records[1:]:
+            if record.get("type") == "session":
+                self.add(line, "second-header", "a second header: one file holds one session")
+                continue
+            message = record.get("message")
+            if record.get("type") != "message" or type(message) is not dict:
+                self.add(line, "bad-line", 'line must be {"type": "message", "message": {...}}')
+                continue
+            self.check_sts_message(line, message, call_ids)
+
+    def check_sts_message(self, line: int, message: dict[str, Any], call_ids: set[str]) -> None:
+        role = message.get("role")
+        if role not in ROLES:
+            self.add(line, "unknown-role", f"unknown role {role!r}")
+        if type(message.get("content")) is not str:
+            self.add(line, "content-not-string", "content must be a string")
+        extra = message.keys() - STS_MESSAGE_FIELDS
+        if extra:
+            self.add(line, "extra-field", f"fields outside the spec: {sorted(extra)}")
+        if "reasoningContent" in message and type(message["reasoningContent"]) is not str:
+            self.add(line, "bad-reasoning", "reasoningContent must be a string")
+        if "model" in message and type(message["model"]) is not str:
+            self.add(line, "bad-model", "model must be a string")
+        if "timestamp" in message and not _is_ms(message["timestamp"]):
+            self.add(line, "bad-timestamp", f"timestamp {message['timestamp']!r} is not epoch ms")
+        calls = message.get("toolCalls")
+        if calls is not None:
+            if role != "assistant":
+                self.add(line, "misplaced-tool-calls", "toolCalls on a non-assistant message")
+            self.check_sts_calls(line, calls, call_ids)
+        if "toolCallId" in message:
+            call_id = message["toolCallId"]
+            if role != "tool":
+                self.add(line, "misplaced-tool-call-id", "toolCallId on a non-tool message")
+            if type(call_id) is not str:
+                self.add(line, "bad-tool-call-id", "toolCallId must be a string")
+            elif call_id not in call_ids:
+                self.add(line, "orphan-result", f"tool result answers no earlier call {call_id!r}")
+
+    def check_sts_calls(self, line: int, calls: Any, call_ids: set[str]) -> None:
+        if type(calls) is not list:
+            self.add(line, "bad-tool-calls", "toolCalls must be a list")
+            return
+        for call in calls:
+            function = call.get("function") if type(call) is dict else None
+            if type(function) is not dict or type(call.get("id")) is not str:
+                self.add(line, "bad-tool-call", 'a tool call needs "id" and "function"')
+                continue
+            if call["id"] in call_ids:
+                self.add(line, "duplicate-id", f"tool call id {call['id']!r} used twice")
+            call_ids.add(call["id"])
+            if type(function.get("name")) is not str:
+                self.add(line, "bad-tool-call", "function.name must be a string")
+            arguments = function.get("arguments")
+            if type(arguments) is not str:
+                self.add(line, "bad-arguments", "function.arguments must be a JSON string")
+                continue
+            try:
+                orjson.loads(arguments)
+            except orjson.JSONDecodeError:
+                self.add(line, "bad-arguments", "function.arguments is not valid JSON")
+
+    # Pi ----------------------------------------------------------------------------------
+
+    def check_pi(self, records: list[tuple[int, dict[str, Any]]]) -> None:
+        line, header = records[0]
+        if header.get("type") != "session" or type(header.get("id")) is not str:
+            self.add(line, "bad-header", 'header needs "type": "session" and a string "id"')
+        if header.get("version") != 3:
+            self.add(line, "bad-version", "header version must be 3 (else pi migrates the file)")
+        if "timestamp" in header and not self.iso(header["timestamp"]):
+            self.add(line, "bad-timestamp", "header timestamp must be an ISO-8601 string")
+        if "harness" not in header:
+            self.add(line, "no-harness", "no harness field: the Hub will not know the harness")
+        elif type(header["harness"]) is not str:
+            self.add(line, "bad-header", "harness must be a string")
+        seen: set[str] = set()
+        call_ids: set[str] = set()
+        for line, entry in records[1:]:
+            entry_id = entry.get("id")
+            if type(entry.get("type")) is not str:
+                self.add(line, "bad-entry", "entry has no type")
+            if type(entry_id) is not str:
+                self.add(line, "bad-entry", "entry has no string id")
+            elif entry_id in seen:
+                self.add(line, "duplicate-id", f"entry id {entry_id!r} used twice")
+            parent = entry.get("parentId")
+            if parent is not None and parent not in seen:
+                self.add(line, "broken-chain", f"parentId {parent!r} is not an earlier entry")
+            if "timestamp" in entry and not self.iso(entry["timestamp"]):
+                self.add(line, "bad-timestamp", "entry timestamp must be an ISO-8601 string")
+            if type(entry_id) is str:
+                seen.add(entry_id)
+            kind = entry.get("type")
+            if kind == "message":
+                self.check_pi_message(line, entry.get("message"), call_ids)
+            elif kind == "compaction":
+                if type(entry.get("summary")) is not str:
+                    self.add(line, "bad-compaction", "compaction summary must be a string")
+                if type(entry.get("firstKeptEntryId")) is not str:
+                    self.add(line, "bad-compaction", "compaction needs firstKeptEntryId")
+            elif kind == "custom_message":
+                content = entry.get("content")
+                if type(content) is not str and type(content) is not list:
+                    self.add(line, "bad-content", "custom_message content must be text or blocks")
+
+    def iso(self, value: Any) -> bool:
+        return type(value) is str and iso_to_ms(value) is not None
+
+    def check_pi_message(self, line: int, message: Any, call_ids: set[str]) -> None:
+        if type(message) is not dict:
+            self.add(line, "bad-message", "message entry has no message object")
+            return
+        role = message.get("role")
+        if role not in PI_ROLES:
+            self.add(line, "unknown-role", f"unknown role {role!r}")
+            return
+        if "timestamp" in message and not _is_ms(message["timestamp"]):
+            self.add(line, "bad-timestamp", "message timestamp must be epoch ms")
+        content = message.get("content")
+        if role == "assistant":
+            self.check_pi_assistant(line, message, call_ids)
+        elif role == "toolResult":
+            call_id = message.get("toolCallId")
+            if call_id not in call_ids:
+                self.add(line, "orphan-result", f"tool result answers no earlier call {call_id!r}")
+            if type(message.get("toolName")) is not str:
+                self.add(line, "bad-tool-result", "toolResult needs a string toolName")
+            if type(message.get("isError")) is not bool:
+                self.add(line, "bad-tool-result", "toolResult needs a boolean isError")
+            self.check_blocks(line, content, ("text", "image"))
+        elif role == "user":
+            if type(content) is not str:
+                self.check_blocks(line, content, ("text", "image"))
+
+    def check_pi_assistant(self, line: int, message: dict[str, Any], call_ids: set[str]) -> None:
+        content = message.get("content")
+        self.check_blocks(line, content, ("text", "thinking", "toolCall"))
+        for block in content if type(content) is list else ():
+            if type(block) is not dict or block.get("type") != "toolCall":
+                continue
+            if type(block.get("id")) is not str or type(block.get("name")) is not str:
+                self.add(line, "bad-tool-call", "toolCall needs string id and name")
+                continue
+            if type(block.get("arguments")) is not dict:
+                self.add(line, "bad-arguments", "toolCall arguments must be an object")
+            if block["id"] in call_ids:
+                self.add(line, "duplicate-id", f"tool call id {block['id']!r} used twice")
+            call_ids.add(block["id"])
+        usage = message.get("usage")
+        cost = usage.get("cost") if type(usage) is dict else None
+        if type(cost) is not dict or any(
+            type(usage.get(k)) not in (int, float) for k in USAGE_KEYS
+        ) or type(cost.get("total")) not in (int, float):
+            self.add(line, "bad-usage", "assistant usage needs all four counts and cost.total")
+        if message.get("stopReason") not in PI_STOP_REASONS:
+            self.add(line, "bad-stop-reason", f"unknown stopReason {message.get('stopReason')!r}")
+
+    def check_blocks(self, line: int, content: Any, allowed: tuple[str, ...]) -> None:
+        if type(content) is not list:
+            self.add(line, "bad-content", "content must be an array of blocks")
+            return
+        for block in content:
+            kind = block.get("type") if type(block) is dict else None
+            if kind not in allowed:
+                self.add(line, "bad-block", f"content block type {kind!r} not allowed here")
+            elif kind == "text" and type(block.get("text")) is not str:
+                self.add(line, "bad-block", "text block needs a string text")
+            elif kind == "image" and (
+                type(block.get("data")) is not str or type(block.get("mimeType")) is not str
+            ):
+                self.add(line, "bad-block", "image block needs string data and mimeType")

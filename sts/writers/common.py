@@ -1,0 +1,152 @@
+"""Helpers shared by the writers: safe JSON lines, placeholders, times, totals."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, BinaryIO
+
+import orjson
+
+from sts.lines import clean_text
+from sts.model import ImagePart, MediaPart, Session, Usage
+
+_OPTIONS = orjson.OPT_APPEND_NEWLINE
+RESERVED_HEADER_KEYS = frozenset(
+    ("type", "harness", "id", "name", "version", "timestamp", "cwd", "parentSession", "metadata")
+)
+
+
+def dump_line(obj: Any) -> bytes:
+    """One JSON line (with its newline). Lone surrogates, which orjson refuses, become U+FFFD."""
+    try:
+        return orjson.dumps(obj, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_clean(obj), option=_OPTIONS)
+
+
+def write_lines(out: BinaryIO, lines: list[bytes]) -> None:
+    """Write the lines in one call."""
+    out.write(b"".join(lines))
+
+
+def _clean(obj: Any) -> Any:
+    kind = type(obj)
+    if kind is str:
+        return clean_text(obj)
+    if kind is dict:
+        return {clean_text(str(k)): _clean(v) for k, v in obj.items()}
+    if kind is list or kind is tuple:
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def human_size(size: int) -> str:
+    """``512 B``, ``34 KB``, ``1.2 MB`` (powers of 1024)."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{round(size / 1024)} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def base64_size(data: str) -> int:
+    """Decoded size in bytes of a base64 string."""
+    return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
+
+
+def placeholder(part: ImagePart | MediaPart) -> str:
+    """A short text stand-in for media a target cannot hold, e.g. ``[image: image/png, 34 KB]``."""
+    if type(part) is ImagePart:
+        details = [part.media_type or "image"]
+        if part.data:
+            details.append(human_size(base64_size(part.data)))
+        elif part.url:
+            details.append(part.url if not part.url.startswith("data:") else "inline")
+        return f"[image: {', '.join(details)}]"
+    details = [d for d in (part.name, part.media_type) if d]
+    if part.size is not None:
+        details.append(human_size(part.size))
+    if part.url and not part.url.startswith("data:"):
+        details.append(part.url)
+    return f"[{part.kind}: {', '.join(details)}]" if details else f"[{part.kind}]"
+
+
+def iso_from_ms(ms: int) -> str:
+    """Epoch milliseconds → ISO-8601 UTC with milliseconds and ``Z``, as JavaScript writes it."""
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def session_start(session: Session) -> int | None:
+    """The session's start time: its own, else its first message time."""
+    if session.started_at is not None:
+        return session.started_at
+    for message in session.messages:
+        if message.timestamp is not None:
+            return message.timestamp
+    return None
+
+
+def usage_totals(session: Session) -> dict[str, Any] | None:
+    """Summed usage over the session's messages, or None when no message has usage."""
+    totals = Usage(cost_total=0.0)
+    seen = False
+    for message in session.messages:
+        usage = message.usage
+        if usage is None:
+            continue
+        seen = True
+        totals.input += usage.input
+        totals.output += usage.output
+        totals.cache_read += usage.cache_read
+        totals.cache_write += usage.cache_write
+        totals.cost_total += usage.cost_total or 0.0
+    if not seen:
+        return None
+    result: dict[str, Any] = {
+        "input": totals.input,
+        "output": totals.output,
+        "cacheRead": totals.cache_read,
+        "cacheWrite": totals.cache_write,
+    }
+    if totals.cost_total:
+        result["cost"] = round(totals.cost_total, 6)
+    return result
+
+
+def header_metadata(session: Session) -> dict[str, Any]:
+    """The session facts that go into any output header besides type/id/harness/name.
+
+    Keys (each only when known): ``source``, ``sourceVersion``, ``cwd``, ``git``, ``startedAt``
+    (epoch ms), ``usage`` (totals), ``subagents`` (child session ids and keys), then the
+    converter's free `Session.metadata` keys; a metadata key that would clash with one of these
+    or with a header field of either target is written inside a ``metadata`` object instead.
+    """
+    header: dict[str, Any] = {}
+    if session.source_format:
+        header["source"] = session.source_format
+    if session.source_version:
+        header["sourceVersion"] = session.source_version
+    if session.cwd:
+        header["cwd"] = session.cwd
+    if session.git:
+        header["git"] = session.git
+    if session.started_at is not None:
+        header["startedAt"] = session.started_at
+    totals = usage_totals(session)
+    if totals:
+        header["usage"] = totals
+    if session.children:
+        header["subagents"] = [
+            {"id": child.id, "key": child.key} if child.key else {"id": child.id}
+            for child in session.children
+        ]
+    clashing = {}
+    for key, value in session.metadata.items():
+        if key in header or key in RESERVED_HEADER_KEYS:
+            clashing[key] = value
+        else:
+            header[key] = value
+    if clashing:
+        header["metadata"] = clashing
+    return header

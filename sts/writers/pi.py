@@ -1,0 +1,250 @@
+"""Session → Pi session JSONL (version 3) with the Hub's ``harness`` field in the header.
+
+The file is what the real pi loads and can continue (see ``shared/formats/pi.md`` §4): a
+version-3 header, then one entry per message chained by ``id``/``parentId`` so that the last line
+is the leaf. Documented choices where the session does not say:
+
+- assistant ``api``/``provider``/``model`` default to ``"unknown"``; ``usage`` (with ``cost``)
+  is always complete, zeros when unknown; ``stopReason`` is the source's (mapped to pi's words),
+  else ``toolUse`` when the message calls tools, else ``stop``;
+- a tool result's ``toolName`` comes from its call when the result does not name it;
+- system messages: a compaction becomes a ``compaction`` entry, a branch summary a
+  ``branch_summary`` entry, anything else a displayed ``custom_message`` whose ``customType`` is
+  ``system`` (pi before 1.x has no system role; on resume pi shows it to the model as user text);
+- images without inline data and other media become text placeholders;
+- entry ids are the source's message ids when unique, else ``00000001``, ``00000002``, ...;
+- an entry's ISO ``timestamp`` is its message's time, else the latest earlier known time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO
+
+from sts.arguments import arguments_object
+from sts.model import ImagePart, MediaPart, Message, Session, TextPart, ThinkingPart, Usage
+from sts.writers.common import (
+    dump_line,
+    header_metadata,
+    iso_from_ms,
+    placeholder,
+    session_start,
+    write_lines,
+)
+
+DEFAULT_HARNESS = "pi"
+UNKNOWN = "unknown"
+PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted"))
+STOP_REASON_ALIASES = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "tool_use": "toolUse",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "cancelled": "aborted",
+    "interrupted": "aborted",
+}
+
+
+def write_pi(session: Session, out: BinaryIO, harness: str | None = None) -> None:
+    """Write `session` to `out` as a Pi v3 session. `harness` overrides the session's own."""
+    write_lines(out, list(PiEntries(session, harness).lines()))
+
+
+class PiEntries:
+    """Builds the entry lines of one session; keeps the id bookkeeping in one place."""
+
+    def __init__(self, session: Session, harness: str | None) -> None:
+        self.session = session
+        self.harness = harness or session.harness or DEFAULT_HARNESS
+        self.used_ids: set[str] = set()
+        self.counter = 0
+        self.parent: str | None = None
+        self.last_time: int | None = session_start(session)
+        self.call_names: dict[str, str] = {}
+
+    def lines(self):
+        """Yield the header line and one line per entry."""
+        yield dump_line(self.header())
+        if self.session.name:
+            yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
+        for message in self.session.messages:
+            yield dump_line(self.message_entry(message))
+
+    def header(self) -> dict[str, Any]:
+        header: dict[str, Any] = {"type": "session", "version": 3, "id": self.session.id}
+        start = session_start(self.session)
+        if start is not None:
+            header["timestamp"] = iso_from_ms(start)
+        if self.session.cwd:
+            header["cwd"] = self.session.cwd
+        header["harness"] = self.harness
+        extra = header_metadata(self.session)
+        extra.pop("cwd", None)
+        header.update(extra)
+        return header
+
+    def new_id(self, wanted: str | None) -> str:
+        if wanted and type(wanted) is str and wanted not in self.used_ids:
+            self.used_ids.add(wanted)
+            return wanted
+        while True:
+            self.counter += 1
+            candidate = f"{self.counter:08x}"
+            if candidate not in self.used_ids:
+                self.used_ids.add(candidate)
+                return candidate
+
+    def entry(self, kind: str, message: Message | None, fields: dict[str, Any]) -> dict[str, Any]:
+        entry_id = self.new_id(message.id if message is not None else None)
+        entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": self.parent}
+        if message is not None and message.timestamp is not None:
+            self.last_time = message.timestamp
+        if self.last_time is not None:
+            entry["timestamp"] = iso_from_ms(self.last_time)
+        entry.update(fields)
+        self.parent = entry_id
+        return entry
+
+    def message_entry(self, message: Message) -> dict[str, Any]:
+        role = message.role
+        if role == "assistant":
+            return self.entry("message", message, {"message": self.assistant(message)})
+        if role == "tool":
+            return self.entry("message", message, {"message": self.tool_result(message)})
+        if role == "user":
+            body: dict[str, Any] = {"role": "user", "content": user_blocks(message)}
+            if message.timestamp is not None:
+                body["timestamp"] = message.timestamp
+            return self.entry("message", message, {"message": body})
+        return self.system_entry(message)
+
+    def assistant(self, message: Message) -> dict[str, Any]:
+        blocks: list[dict[str, Any]] = []
+        for part in message.content:
+            kind = type(part)
+            if kind is TextPart:
+                blocks.append({"type": "text", "text": part.text})
+            elif kind is ThinkingPart:
+                blocks.append(thinking_block(part))
+            else:
+                blocks.append({"type": "text", "text": placeholder(part)})
+        for call in message.tool_calls:
+            self.call_names[call.id] = call.name
+            blocks.append(
+                {"type": "toolCall", "id": call.id, "name": call.name,
+                 "arguments": arguments_object(call)}
+            )
+        body: dict[str, Any] = {
+            "role": "assistant",
+            "content": blocks,
+            "api": message.api or UNKNOWN,
+            "provider": message.provider or UNKNOWN,
+            "model": message.model or UNKNOWN,
+            "usage": pi_usage(message.usage),
+            "stopReason": pi_stop_reason(message),
+        }
+        if message.error_message:
+            body["errorMessage"] = message.error_message
+        if message.timestamp is not None:
+            body["timestamp"] = message.timestamp
+        return body
+
+    def tool_result(self, message: Message) -> dict[str, Any]:
+        call_id = message.tool_call_id or ""
+        body: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": message.tool_name or self.call_names.get(call_id, UNKNOWN),
+            "content": content_blocks(message, images=True),
+            "isError": bool(message.is_error),
+        }
+        if message.timestamp is not None:
+            body["timestamp"] = message.timestamp
+        return body
+
+    def system_entry(self, message: Message) -> dict[str, Any]:
+        text = message.text
+        if message.kind == "compaction":
+            first_kept = message.extras.get("first_kept_id")
+            entry = self.entry("compaction", message, {"summary": text})
+            entry["firstKeptEntryId"] = (
+                first_kept if first_kept in self.used_ids else entry["id"]
+            )
+            entry["tokensBefore"] = message.extras.get("tokens_before", 0)
+            return entry
+        if message.kind == "branch_summary":
+            from_id = message.extras.get("from_id", "root")
+            return self.entry("branch_summary", message, {"fromId": from_id, "summary": text})
+        custom_type = "system" if message.kind in (None, "system") else f"system:{message.kind}"
+        return self.entry(
+            "custom_message",
+            message,
+            {"customType": custom_type, "content": text, "display": True},
+        )
+
+
+def content_blocks(message: Message, images: bool) -> list[dict[str, Any]]:
+    """Text and image blocks of a user message or tool result (other media as placeholders)."""
+    blocks: list[dict[str, Any]] = []
+    for part in message.content:
+        kind = type(part)
+        if kind is TextPart:
+            blocks.append({"type": "text", "text": part.text})
+        elif kind is ImagePart and images and part.data:
+            blocks.append(
+                {"type": "image", "data": part.data, "mimeType": part.media_type or "image/png"}
+            )
+        elif kind is ImagePart or kind is MediaPart:
+            blocks.append({"type": "text", "text": placeholder(part)})
+    return blocks
+
+
+def user_blocks(message: Message) -> list[dict[str, Any]]:
+    """A user message's content blocks; an empty message keeps one empty text block."""
+    return content_blocks(message, images=True) or [{"type": "text", "text": ""}]
+
+
+def thinking_block(part: ThinkingPart) -> dict[str, Any]:
+    """A pi thinking block; the signature only when the source had one."""
+    block: dict[str, Any] = {"type": "thinking", "thinking": part.text}
+    if part.signature is not None:
+        block["thinkingSignature"] = part.signature
+    if part.redacted:
+        block["redacted"] = True
+    return block
+
+
+def pi_usage(usage: Usage | None) -> dict[str, Any]:
+    """Pi's complete usage object (zeros where unknown)."""
+    if usage is None:
+        usage = Usage()
+    total = usage.total_tokens
+    if total is None:
+        total = usage.input + usage.output + usage.cache_read + usage.cache_write
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cacheRead": usage.cache_read,
+        "cacheWrite": usage.cache_write,
+        "totalTokens": total,
+        "cost": {
+            "input": usage.cost_input or 0,
+            "output": usage.cost_output or 0,
+            "cacheRead": usage.cost_cache_read or 0,
+            "cacheWrite": usage.cost_cache_write or 0,
+            "total": usage.cost_total or 0,
+        },
+    }
+
+
+def pi_stop_reason(message: Message) -> str:
+    """The source's stop reason in pi's words, else derived from the message."""
+    reason = message.stop_reason
+    if reason in PI_STOP_REASONS:
+        return reason
+    if reason in STOP_REASON_ALIASES:
+        return STOP_REASON_ALIASES[reason]
+    return "toolUse" if message.tool_calls else "stop"

@@ -1,0 +1,77 @@
+"""Session → STS-Format (Session Trace Simple Format) JSONL.
+
+One header line, then one line per message, with exactly the fields the spec defines:
+``role``, ``content`` (always a string), ``reasoningContent``, ``toolCalls`` (``arguments``
+always one JSON string), ``toolCallId``, ``timestamp`` (integer ms) and ``model``. What STS
+cannot hold per message goes to the header: usage totals (``usage``), the ids of tool calls whose
+result was an error (``toolErrors``), and the session facts listed in `header_metadata`. Media
+become short placeholders in the text.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO
+
+from sts.arguments import arguments_json
+from sts.model import ImagePart, MediaPart, Message, Session, TextPart
+from sts.writers.common import dump_line, header_metadata, placeholder, write_lines
+
+DEFAULT_HARNESS = "unknown"
+
+
+def write_sts(session: Session, out: BinaryIO, harness: str | None = None) -> None:
+    """Write `session` to `out` as STS. `harness` overrides the session's own harness id."""
+    lines = [dump_line(sts_header(session, harness))]
+    lines.extend(dump_line({"type": "message", "message": sts_message(m)}) for m in session.messages)
+    write_lines(out, lines)
+
+
+def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:
+    """The STS header object of `session`."""
+    header: dict[str, Any] = {
+        "type": "session",
+        "harness": harness or session.harness or DEFAULT_HARNESS,
+        "id": session.id,
+    }
+    if session.name:
+        header["name"] = session.name
+    header.update(header_metadata(session))
+    errors = [m.tool_call_id for m in session.messages if m.is_error and m.tool_call_id]
+    if errors:
+        header["toolErrors"] = errors
+    return header
+
+
+def sts_content(message: Message) -> str:
+    """The message's text and media placeholders, in order, as one string."""
+    content = message.content
+    if len(content) == 1 and type(content[0]) is TextPart:
+        return content[0].text
+    pieces = []
+    for part in content:
+        kind = type(part)
+        if kind is TextPart:
+            pieces.append(part.text)
+        elif kind is ImagePart or kind is MediaPart:
+            pieces.append(placeholder(part))
+    return "\n\n".join(pieces)
+
+
+def sts_message(message: Message) -> dict[str, Any]:
+    """The STS ``message`` object of one message."""
+    result: dict[str, Any] = {"role": message.role, "content": sts_content(message)}
+    reasoning = message.reasoning
+    if reasoning:
+        result["reasoningContent"] = reasoning
+    if message.tool_calls:
+        result["toolCalls"] = [
+            {"id": call.id, "function": {"name": call.name, "arguments": arguments_json(call)}}
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        result["toolCallId"] = message.tool_call_id
+    if message.timestamp is not None:
+        result["timestamp"] = message.timestamp
+    if message.model:
+        result["model"] = message.model
+    return result

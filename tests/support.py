@@ -1,0 +1,107 @@
+"""Helpers every test uses: reading inputs, writing both targets through the shared validator,
+the shared corpus, and the real pi as an oracle."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sts.converters.base import ReadContext
+from sts.converters.registry import get_converter
+from sts.model import Session
+from sts.problems import Problem, Problems
+from sts.validate import validate_bytes
+from sts.writers import write_pi, write_sts
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "tests" / "cases"
+SAMPLES = ROOT / "samples"
+CORPUS = ROOT.parent / "shared" / "corpus"
+ORACLE_DIR = ROOT / "tests" / "pi_oracle"
+
+
+def corpus(*parts: str) -> Path:
+    """A path inside ../shared/corpus; skips the test when the corpus is not there."""
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present (a user's clone has no ../shared)")
+    path = CORPUS.joinpath(*parts)
+    assert path.exists(), f"corpus file missing: {path}"
+    return path
+
+
+def read_sessions(
+    source: Path | bytes, fmt: str, policy: str = "skip", **options: Any
+) -> tuple[list[Session], list[Problem]]:
+    """Read every session of a file or bytes with converter `fmt`; return sessions and problems."""
+    found: list[Problem] = []
+    name = str(source) if isinstance(source, Path) else "<case>"
+    problems = Problems(name, policy, found.append)  # type: ignore[arg-type]
+    data = source.read_bytes() if isinstance(source, Path) else source
+    path = source if isinstance(source, Path) else None
+    context = ReadContext(problems, path, {"subagents": True, **options})
+    sessions = list(get_converter(fmt).read(io.BytesIO(data), context))
+    return sessions, found
+
+
+def write_checked(session: Session, to: str, harness: str | None = None) -> bytes:
+    """Write `session` as `to` and assert the output passes the shared validator."""
+    out = io.BytesIO()
+    (write_sts if to == "sts" else write_pi)(session, out, harness)
+    data = out.getvalue()
+    assert_valid(data, to)
+    return data
+
+
+def assert_valid(data: bytes, fmt: str) -> None:
+    """Fail with every validator error when `data` is not a valid `fmt` file."""
+    errors = [str(p) for p in validate_bytes(data, fmt) if p.severity == "error"]
+    assert not errors, "invalid output:\n" + "\n".join(errors)
+
+
+def lines(data: bytes) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL byte string."""
+    return [json.loads(line) for line in data.splitlines() if line.strip()]
+
+
+def sts_messages(data: bytes) -> list[dict[str, Any]]:
+    """The ``message`` objects of an STS file."""
+    return [line["message"] for line in lines(data)[1:]]
+
+
+def node_available() -> bool:
+    return shutil.which("node") is not None and (ORACLE_DIR / "node_modules").is_dir()
+
+
+def pi_view(*files: Path | bytes) -> list[dict[str, Any]]:
+    """What the real pi sees in each Pi file: header, name, branch (getBranch()), leaves, context.
+
+    Each file is copied first, because pi rewrites old-version files in place. Skips the test
+    when node or the npm package is missing (run `npm ci` in tests/pi_oracle).
+    """
+    if not node_available():
+        pytest.skip("node or tests/pi_oracle/node_modules missing: the real pi cannot run")
+    with tempfile.TemporaryDirectory() as tmp:
+        copies = []
+        for index, item in enumerate(files):
+            copy = Path(tmp) / f"{index}.jsonl"
+            if isinstance(item, bytes):
+                copy.write_bytes(item)
+            else:
+                shutil.copyfile(item, copy)
+            copies.append(str(copy))
+        done = subprocess.run(
+            ["node", str(ORACLE_DIR / "branch.mjs"), *copies],
+            capture_output=True, text=True, check=True, timeout=120,
+        )
+    views = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(views) == len(files), done.stderr
+    for view in views:
+        assert "error" not in view, view.get("error")
+    return views
