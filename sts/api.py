@@ -7,12 +7,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import ReadContext
+from sts.converters.base import Converter, Peek, ReadContext
 from sts.converters.registry import detect as detect_converter
+from sts.converters.registry import get_converter
 from sts.io import atomic_output, open_binary, peek_file, peek_stream
 from sts.model import Session
 from sts.pipeline import output_stem, safe_name
-from sts.problems import Policy, Problem, Problems
+from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validate import validate_bytes
 from sts.writers import WRITERS
 
@@ -35,7 +36,7 @@ def read(
     are source options such as ``all_branches=True`` or ``subagents=False``.
     """
     path, stream, name = _open(source)
-    sink = problems if problems is not None else _stderr_sink()
+    sink = problems if problems is not None else print_to_stderr
     report = Problems(name, on_error, sink)
     with stream:
         if path is not None:
@@ -52,7 +53,10 @@ def read(
 
 
 def write(
-    session: Session, destination: str | Path | BinaryIO, to: str = "sts", harness: str | None = None
+    session: Session,
+    destination: str | Path | BinaryIO,
+    to: str = "sts",
+    harness: str | None = None,
 ) -> None:
     """Write one session as ``sts`` or ``pi`` to a path (atomically) or a binary file object.
 
@@ -122,9 +126,7 @@ def _open(source: Source) -> tuple[Path | None, BinaryIO, str]:
     return None, source, getattr(source, "name", "<stream>")
 
 
-def _converter(peek, format: str | None):
-    from sts.converters.registry import get_converter
-
+def _converter(peek: Peek, format: str | None) -> Converter:
     if format:
         return get_converter(format)
     converter = detect_converter(peek)
@@ -133,7 +135,3 @@ def _converter(peek, format: str | None):
     return converter
 
 
-def _stderr_sink() -> Callable[[Problem], None]:
-    from sts.problems import print_to_stderr
-
-    return print_to_stderr

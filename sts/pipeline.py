@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -100,10 +101,8 @@ def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResul
 
 
 def _report_quietly(problems: Problems, code: str, text: str) -> None:
-    try:
+    with suppress(ConversionFailed):
         problems.error(None, code, text)
-    except ConversionFailed:
-        pass
 
 
 def _convert(
@@ -331,7 +330,8 @@ def run_jobs(
                 return
         return
     chunk = max(1, min(64, len(jobs) // (workers * 8)))
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings)) as pool:
+    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings))
+    with pool:
         for result in pool.map(_run_in_worker, jobs, chunksize=chunk):
             if sink is not None:
                 for problem in result.problems:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 # Numbers below this are seconds: 1e11 seconds is the year 5138, 1e11 milliseconds is 1973.
 _SECONDS_LIMIT = 1e11
@@ -17,7 +17,7 @@ def to_ms(value: object) -> int | None:
     if kind is int or kind is float:
         if value != value or value in (float("inf"), float("-inf")):  # NaN, infinities
             return None
-        return int(round(value * 1000)) if abs(value) < _SECONDS_LIMIT else int(value)
+        return round(value * 1000) if abs(value) < _SECONDS_LIMIT else int(value)
     if kind is str and value:
         text = value.strip()
         try:
@@ -37,5 +37,5 @@ def iso_to_ms(text: str) -> int | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return int(round(moment.timestamp() * 1000))
+        moment = moment.replace(tzinfo=UTC)
+    return round(moment.timestamp() * 1000)

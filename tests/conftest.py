@@ -9,7 +9,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 class JSONLSnapshot(SingleFileSnapshotExtension):
     """One snapshot file per test, holding the output bytes as they are (UTF-8 JSONL)."""
 
-    _file_extension = "jsonl"
+    file_extension = "jsonl"
     _write_mode = WriteMode.BINARY
 
 

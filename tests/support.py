@@ -67,7 +67,7 @@ def assert_valid(data: bytes, fmt: str) -> None:
 
 def lines(data: bytes) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL byte string."""
-    return [json.loads(line) for line in data.splitlines() if line.strip()]
+    return [json.loads(line) for line in data.split(b"\n") if line.strip()]
 
 
 def sts_messages(data: bytes) -> list[dict[str, Any]]:
@@ -100,7 +100,7 @@ def pi_view(*files: Path | bytes) -> list[dict[str, Any]]:
             ["node", str(ORACLE_DIR / "branch.mjs"), *copies],
             capture_output=True, text=True, check=True, timeout=120,
         )
-    views = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    views = [json.loads(line) for line in done.stdout.split("\n") if line.startswith("{")]
     assert len(views) == len(files), done.stderr
     for view in views:
         assert "error" not in view, view.get("error")

@@ -158,7 +158,7 @@ def _coerce_content(content: Any, lineno: int, problems: Problems) -> str:
     if content is None:
         return ""
     if type(content) is list:
-        texts = [p.get("text", "") for p in content if type(p) is dict and type(p.get("text")) is str]
+        texts = [p["text"] for p in content if type(p) is dict and type(p.get("text")) is str]
         problems.warning(lineno, "content-not-string", "content was a list: its texts joined")
         return "\n\n".join(texts)
     problems.warning(lineno, "content-not-string", "content was not a string: converted")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
 import orjson
@@ -73,7 +73,7 @@ def placeholder(part: ImagePart | MediaPart) -> str:
 
 def iso_from_ms(ms: int) -> str:
     """Epoch milliseconds → ISO-8601 UTC with milliseconds and ``Z``, as JavaScript writes it."""
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 

@@ -22,7 +22,9 @@ DEFAULT_HARNESS = "unknown"
 def write_sts(session: Session, out: BinaryIO, harness: str | None = None) -> None:
     """Write `session` to `out` as STS. `harness` overrides the session's own harness id."""
     lines = [dump_line(sts_header(session, harness))]
-    lines.extend(dump_line({"type": "message", "message": sts_message(m)}) for m in session.messages)
+    lines.extend(
+        dump_line({"type": "message", "message": sts_message(m)}) for m in session.messages
+    )
     write_lines(out, lines)
 
 

@@ -1,0 +1,5 @@
+"""``python -m sts``: the same as the ``sts`` command."""
+
+from sts.cli import main
+
+main()
