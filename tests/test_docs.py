@@ -1,0 +1,54 @@
+"""The README documents every command, option and format (sqlite-utils' test_docs idea)."""
+
+from __future__ import annotations
+
+import re
+
+import click
+import pytest
+
+from sts.cli import main
+from sts.converters.registry import converters
+from sts.writers import WRITERS
+from tests.support import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", sorted(main.commands))
+def test_every_command_is_documented(command):
+    assert re.search(rf"\bsts {command}\b", README), f"`sts {command}` missing from README"
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        (name, opt)
+        for name, command in sorted(main.commands.items())
+        for param in command.params
+        if isinstance(param, click.Option)
+        for opt in param.opts
+        if opt.startswith("--")
+    ],
+)
+def test_every_option_is_documented(command, option):
+    assert option in README, f"{command} {option} missing from README"
+
+
+@pytest.mark.parametrize("name", sorted(set(converters()) | set(WRITERS)))
+def test_every_format_is_documented(name):
+    assert f"`{name}`" in README
+
+
+def test_readme_starts_with_the_two_commands():
+    block = README.split("```sh\n", 1)[1].split("```", 1)[0].strip().splitlines()
+    assert "pip install . && sts convert samples/" in block[0]
+    assert "python -m pytest" in block[1]
+    sample = block[0].split("sts convert ", 1)[1].split()[0]
+    assert (ROOT / sample).is_file(), f"the README's sample {sample} is missing"
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = README.split("```sh\n", 1)[1].splitlines()[1]
+    assert test_command in ci.splitlines()
