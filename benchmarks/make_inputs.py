@@ -1,0 +1,197 @@
+"""Deterministic benchmark inputs in the formats ../shared/bench/make_big_trace.py does not make.
+
+- ``pi``: one Pi v3 session (user prompt, assistant with thinking + text + tool calls, tool
+  results, turn after turn) of about the requested size;
+- ``openai``: a JSONL of many independent OpenAI-style conversations (``{"messages", "tools"}``
+  per line), the shape custom harnesses and datasets log;
+- ``sts``: one STS session;
+- ``batch``: a directory of many small Pi sessions, for ``-j`` scaling.
+
+Stdlib only; the same seed gives the same bytes. Usage::
+
+    python benchmarks/make_inputs.py pi --size-mb 50 -o big-pi.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+WORDS = (
+    "the a to of and in is for that this with on it be as are we can not function module "
+    "config test build error value return import class self file path line output input "
+    "request response session token cache trace parser writer reader model schema field record "
+    "message tool call result update check fix refactor handle stream buffer format convert"
+).split()
+UNICODE = ["é", "—", "→", "✓", "日本語", "😀", "naïve", "€", '"quoted"', "back\\slash"]
+START_MS = 1772442000000
+
+
+def iso(ms: int) -> str:
+    """Epoch ms as JavaScript's toISOString() writes it."""
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def dumps(obj: object) -> str:
+    """Compact JSON with non-ASCII unescaped, as Node's JSON.stringify writes it."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Text:
+    """Pseudo prose and code from a seeded generator."""
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+
+    def words(self, count: int) -> str:
+        pick = self.random.choice
+        out = [pick(WORDS) if self.random.random() > 0.03 else pick(UNICODE) for _ in range(count)]
+        return " ".join(out)
+
+    def block(self, size: int) -> str:
+        lines = []
+        total = 0
+        while total < size:
+            line = f"    {self.words(self.random.randint(3, 12))}  # {self.random.randint(0, 999)}"
+            lines.append(line)
+            total += len(line) + 1
+        return "\n".join(lines)
+
+
+def pi_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one Pi v3 session of about `target` bytes."""
+    text = Text(seed)
+    now = START_MS
+    yield dumps({"type": "session", "version": 3, "id": "bench-pi", "cwd": "/work/project",
+                 "timestamp": "2026-03-02T09:00:00.000Z"})
+    parent = None
+    counter = 0
+    size = 0
+
+    def entry(message: dict) -> str:
+        nonlocal parent, counter, now
+        counter += 1
+        now += text.random.randint(200, 9000)
+        entry_id = f"{counter:08x}"
+        line = dumps({"type": "message", "id": entry_id, "parentId": parent,
+                      "timestamp": iso(now), "message": {**message, "timestamp": now}})
+        parent = entry_id
+        return line
+
+    usage = {"input": 1200, "output": 300, "cacheRead": 9000, "cacheWrite": 0,
+             "totalTokens": 10500, "cost": {"input": 0.0036, "output": 0.0045, "cacheRead":
+             0.0027, "cacheWrite": 0, "total": 0.0108}}
+    while size < target:
+        lines = [entry({"role": "user", "content": [{"type": "text", "text": text.words(40)}]})]
+        for round_ in range(text.random.randint(2, 6)):
+            call_id = f"toolu_{counter:06d}_{round_}"
+            lines.append(entry({
+                "role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+                "model": "claude-sonnet-4-5", "usage": usage, "stopReason": "toolUse",
+                "content": [
+                    {"type": "thinking", "thinking": text.words(60),
+                     "thinkingSignature": "x" * 200},
+                    {"type": "text", "text": text.words(30)},
+                    {"type": "toolCall", "id": call_id, "name": "read",
+                     "arguments": {"path": f"src/{text.random.choice(WORDS)}.py"}},
+                ],
+            }))
+            lines.append(entry({
+                "role": "toolResult", "toolCallId": call_id, "toolName": "read",
+                "content": [{"type": "text", "text": text.block(text.random.randint(300, 20000))}],
+                "isError": False,
+            }))
+        lines.append(entry({
+            "role": "assistant", "api": "anthropic-messages", "provider": "anthropic",
+            "model": "claude-sonnet-4-5", "usage": usage, "stopReason": "stop",
+            "content": [{"type": "text", "text": text.words(80)}],
+        }))
+        for line in lines:
+            size += len(line.encode()) + 1
+            yield line
+
+
+def openai_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of a JSONL of independent OpenAI-style conversations, about `target` bytes."""
+    text = Text(seed)
+    tools = [{"type": "function", "function": {"name": "search", "description": "Search.",
+              "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}]
+    size = 0
+    number = 0
+    while size < target:
+        number += 1
+        messages: list[dict] = [{"role": "system", "content": text.words(30)},
+                                {"role": "user", "content": text.words(40)}]
+        for round_ in range(text.random.randint(1, 4)):
+            call_id = f"call_{number}_{round_}"
+            messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function", "function": {
+                    "name": "search", "arguments": dumps({"q": text.words(4)})}}]})
+            messages.append({"role": "tool", "tool_call_id": call_id,
+                             "content": text.block(text.random.randint(200, 4000))})
+        messages.append({"role": "assistant", "content": text.words(60)})
+        line = dumps({"id": f"conv-{number}", "messages": messages, "tools": tools})
+        size += len(line.encode()) + 1
+        yield line
+
+
+def sts_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one STS session of about `target` bytes."""
+    text = Text(seed)
+    yield dumps({"type": "session", "harness": "bench", "id": "bench-sts"})
+    size = 0
+    now = START_MS
+    number = 0
+    while size < target:
+        number += 1
+        now += 5000
+        call_id = f"t{number}"
+        for message in (
+            {"role": "user", "content": text.words(40), "timestamp": now},
+            {"role": "assistant", "content": text.words(20), "reasoningContent": text.words(50),
+             "toolCalls": [{"id": call_id, "function": {"name": "read", "arguments":
+                            dumps({"path": "a.py"})}}], "timestamp": now + 1, "model": "m"},
+            {"role": "tool", "toolCallId": call_id, "content":
+             text.block(text.random.randint(300, 20000)), "timestamp": now + 2},
+            {"role": "assistant", "content": text.words(60), "timestamp": now + 3, "model": "m"},
+        ):
+            line = dumps({"type": "message", "message": message})
+            size += len(line.encode()) + 1
+            yield line
+
+
+def write_batch(directory: Path, count: int, seed: int) -> None:
+    """`count` small Pi sessions (about 40 KB each) in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for index in range(count):
+        lines = pi_lines(40_000, seed + index)
+        (directory / f"session-{index:04d}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+
+
+GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("kind", choices=[*GENERATORS, "batch"])
+    parser.add_argument("--size-mb", type=float, default=50)
+    parser.add_argument("--count", type=int, default=400, help="batch: number of sessions")
+    parser.add_argument("--seed", type=int, default=20260302)
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args()
+    if args.kind == "batch":
+        write_batch(args.output, args.count, args.seed)
+        return
+    with open(args.output, "w", encoding="utf-8") as out:
+        for line in GENERATORS[args.kind](int(args.size_mb * 1_000_000), args.seed):
+            out.write(line)
+            out.write("\n")
+
+
+if __name__ == "__main__":
+    main()

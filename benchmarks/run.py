@@ -1,0 +1,203 @@
+"""Speed and memory of `sts convert`, next to a plain orjson read+write of the same file.
+
+    python benchmarks/run.py                 # 50 MB inputs, 3 runs each
+    python benchmarks/run.py --size-mb 10 --runs 1
+
+Inputs are generated once into ``bench-out/`` (git-ignored): Claude Code and Codex sessions by
+``../shared/bench/make_big_trace.py`` (left out, with a note, when ../shared is absent), Pi,
+OpenAI-JSONL and STS inputs by ``benchmarks/make_inputs.py``. For each input the baseline and
+the conversions to STS and to Pi run alternately; the table gives the median wall time, MB/s, the
+ratio to the baseline and the peak memory (max RSS) of each process. Then a directory of many
+small sessions is converted with ``-j 1`` and ``-j N``, and a multi-session stream is checked for
+output that begins before the input ends. Nothing here is asserted: it prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SHARED_GENERATOR = ROOT.parent / "shared" / "bench" / "make_big_trace.py"
+OUT = ROOT / "bench-out"
+BASELINE = (
+    "import orjson, sys\n"
+    "with open(sys.argv[1], 'rb') as src, open(sys.argv[2], 'wb') as dst:\n"
+    "    for line in src:\n"
+    "        if line.strip():\n"
+    "            dst.write(orjson.dumps(orjson.loads(line)) + b'\\n')\n"
+)
+
+
+@dataclass
+class Run:
+    seconds: float
+    max_rss_mb: float
+    status: int
+
+
+def measure(command: list[str]) -> Run:
+    """Run `command`; its wall time, peak RSS (from wait4) and exit status."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if process.returncode not in (0, 1):
+        print(f"  ! {' '.join(command)} exited {process.returncode}: {error[-500:]}")
+    return Run(seconds, usage.ru_maxrss / 1024, process.returncode)
+
+
+def sts_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sts", "convert", *args, "-q"]
+
+
+def make_inputs(size_mb: float) -> dict[str, Path]:
+    """Generate (once) every benchmark input of about `size_mb` MB."""
+    OUT.mkdir(exist_ok=True)
+    inputs: dict[str, Path] = {}
+    tag = f"{size_mb:g}mb"
+    for kind, fmt in (("claude-code", "claude"), ("codex", "codex")):
+        path = OUT / f"{kind}-{tag}.jsonl"
+        if not SHARED_GENERATOR.exists():
+            print(f"note: {SHARED_GENERATOR} not found, {kind} input left out")
+            continue
+        if not path.exists():
+            subprocess.run([sys.executable, str(SHARED_GENERATOR), "--format", fmt,
+                            "--size-mb", str(size_mb), "-o", str(path)], check=True)
+        inputs[kind] = path
+    for kind in ("pi", "openai", "sts"):
+        path = OUT / f"{kind}-{tag}.jsonl"
+        if not path.exists():
+            subprocess.run([sys.executable, str(HERE / "make_inputs.py"), kind,
+                            "--size-mb", str(size_mb), "-o", str(path)], check=True)
+        inputs[kind] = path
+    return inputs
+
+
+def bench_file(name: str, path: Path, runs: int) -> list[str]:
+    """Table rows for one input: baseline, → STS, → Pi."""
+    size_mb = path.stat().st_size / 1e6
+    target_dir = OUT / "converted"
+    shutil.rmtree(target_dir, ignore_errors=True)
+    target_dir.mkdir()
+    commands = {
+        "orjson read+write": [sys.executable, "-c", BASELINE, str(path), str(OUT / "baseline.out")],
+        "sts convert → STS": sts_command(str(path), "--to", "sts", "-o", str(target_dir / "sts")),
+        "sts convert → Pi": sts_command(str(path), "--to", "pi", "-o", str(target_dir / "pi")),
+    }
+    results: dict[str, list[Run]] = {label: [] for label in commands}
+    for _ in range(runs):
+        for label, command in commands.items():
+            results[label].append(measure(command))
+    base = statistics.median(r.seconds for r in results["orjson read+write"])
+    rows = []
+    for label, measured in results.items():
+        seconds = statistics.median(r.seconds for r in measured)
+        rss = statistics.median(r.max_rss_mb for r in measured)
+        statuses = sorted({r.status for r in measured})
+        rows.append(
+            f"| {name} ({size_mb:.0f} MB) | {label} | {seconds:.2f} | {size_mb / seconds:.0f} | "
+            f"{seconds / base:.2f}× | {rss:.0f} | {','.join(map(str, statuses))} |"
+        )
+    return rows
+
+
+def bench_batch(count: int, workers: int, runs: int) -> list[str]:
+    """-j 1 against -j `workers` on a directory of `count` small sessions."""
+    directory = OUT / f"batch-{count}"
+    if not directory.exists():
+        subprocess.run([sys.executable, str(HERE / "make_inputs.py"), "batch", "--count",
+                        str(count), "-o", str(directory)], check=True)
+    times = {}
+    for jobs in (1, workers):
+        measured = []
+        for _ in range(runs):
+            out = OUT / f"batch-out-{jobs}"
+            shutil.rmtree(out, ignore_errors=True)
+            measured.append(measure(sts_command(str(directory), "-o", str(out), "-j", str(jobs))))
+        times[jobs] = statistics.median(r.seconds for r in measured)
+    speedup = times[1] / times[workers]
+    return [
+        f"| {count} Pi sessions | -j 1 | {times[1]:.2f} s |",
+        f"| {count} Pi sessions | -j {workers} | {times[workers]:.2f} s ({speedup:.2f}× faster) |",
+    ]
+
+
+def first_output_delay(path: Path) -> str:
+    """How far into a multi-session conversion the first output file appears."""
+    out = OUT / "stream-out"
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    process = subprocess.Popen(sts_command(str(path), "-o", str(out)), stderr=subprocess.DEVNULL)
+    first = None
+    while process.poll() is None:
+        if first is None and out.exists() and any(out.iterdir()):
+            first = time.perf_counter() - start
+        time.sleep(0.005)
+    total = time.perf_counter() - start
+    if first is None:
+        return f"first output only at the end ({total:.2f} s)"
+    return f"first output file after {first:.2f} s of {total:.2f} s"
+
+
+def memory_scaling(small_mb: float, big_mb: float) -> list[str]:
+    """Peak memory converting a small and a big OpenAI JSONL of many sessions."""
+    rows = []
+    for size in (small_mb, big_mb):
+        path = OUT / f"openai-{size:g}mb.jsonl"
+        if not path.exists():
+            subprocess.run([sys.executable, str(HERE / "make_inputs.py"), "openai",
+                            "--size-mb", str(size), "-o", str(path)], check=True)
+        out = OUT / "scaling-out"
+        shutil.rmtree(out, ignore_errors=True)
+        run = measure(sts_command(str(path), "-o", str(out)))
+        sessions = sum(1 for _ in out.iterdir()) if out.exists() else 0
+        shutil.rmtree(out, ignore_errors=True)
+        rows.append(f"| OpenAI JSONL {size:g} MB | {sessions} | {run.seconds:.1f} | "
+                    f"{run.max_rss_mb:.0f} |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="sts-convert speed and memory benchmark")
+    parser.add_argument("--size-mb", type=float, default=50)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=400, help="sessions in the batch test")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--scaling-mb", type=float, default=0,
+                        help="also convert an OpenAI JSONL of this size (e.g. 1000) and a 10 MB "
+                        "one, to compare peak memory")
+    args = parser.parse_args()
+    inputs = make_inputs(args.size_mb)
+    print("| input | pipeline | median s | MB/s | × orjson | peak RSS MB | exit |")
+    print("|---|---|---|---|---|---|---|")
+    for name, path in inputs.items():
+        for row in bench_file(name, path, args.runs):
+            print(row, flush=True)
+    print()
+    print("| batch | jobs | median wall time |")
+    print("|---|---|---|")
+    for row in bench_batch(args.batch, args.workers, args.runs):
+        print(row, flush=True)
+    print()
+    print(f"streaming (OpenAI JSONL, many sessions): {first_output_delay(inputs['openai'])}")
+    if args.scaling_mb:
+        print()
+        print("| memory scaling | sessions | s | peak RSS MB |")
+        print("|---|---|---|---|")
+        for row in memory_scaling(10, args.scaling_mb):
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
