@@ -99,7 +99,7 @@ def session_from_header(header: dict[str, Any], lineno: int, problems: Problems)
         id=session_id,
         name=name if type(name) is str and name else None,
         harness=harness if type(harness) is str and harness else None,
-        source_format=_str(header.get("source")) or "sts",
+        source_format=_str(header.get("source")),
         source_version=_str(header.get("sourceVersion")),
         cwd=_str(header.get("cwd")),
         git=header.get("git") if type(header.get("git")) is dict else None,

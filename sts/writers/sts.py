@@ -61,7 +61,10 @@ def sts_content(message: Message) -> str:
 
 def sts_message(message: Message) -> dict[str, Any]:
     """The STS ``message`` object of one message."""
-    result: dict[str, Any] = {"role": message.role, "content": sts_content(message)}
+    result: dict[str, Any] = {"role": message.role}
+    if message.tool_call_id is not None:
+        result["toolCallId"] = message.tool_call_id
+    result["content"] = sts_content(message)
     reasoning = message.reasoning
     if reasoning:
         result["reasoningContent"] = reasoning
@@ -70,8 +73,6 @@ def sts_message(message: Message) -> dict[str, Any]:
             {"id": call.id, "function": {"name": call.name, "arguments": arguments_json(call)}}
             for call in message.tool_calls
         ]
-    if message.tool_call_id is not None:
-        result["toolCallId"] = message.tool_call_id
     if message.timestamp is not None:
         result["timestamp"] = message.timestamp
     if message.model:
