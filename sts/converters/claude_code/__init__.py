@@ -1,0 +1,91 @@
+"""Claude Code session transcripts (``~/.claude/projects/<cwd>/<session>.jsonl``) → `Session`.
+
+Modules: `records` (line parsing), `thread` (main-thread selection), `harness_text` and
+`messages` (lines → messages), `subagents` (sub-agent discovery), `session` (assembly).
+
+Roles and kinds chosen for harness text (never counted as a human prompt, never merged):
+
+====================================  ========  ====================
+source                                role      kind
+====================================  ========  ====================
+typed prompt                          user      (none)
+``<command-name>`` wrapper            user      ``command`` (text ``/cmd args``)
+isMeta expanded slash-command prompt  user      ``command_prompt``
+``<bash-input>``                      user      ``bash_input``
+queued steering (queue/attachment)    user      ``queued``
+other isMeta text                     system    ``meta``
+local-command caveat                  system    ``caveat``
+``<local-command-stdout>``            system    ``command_output``
+``<bash-stdout>``/``<bash-stderr>``   system    ``bash_output``
+interrupt markers                     system    ``interrupt``
+``<task-notification>``               system    ``task_notification``
+compaction summary                    system    ``compaction`` (extras ``tokens_before``)
+``<synthetic>`` assistant line        system    ``synthetic``
+API error line / system api_error     system    ``api_error`` (error_message set)
+====================================  ========  ====================
+
+Left out on purpose (silent): progress, file-history-snapshot, attachments other than
+``queued_command``, system lines other than local_command/api_error/compact_boundary, summary
+and metadata lines (read for the title), queue operations other than ``enqueue``, the
+``toolUseResult`` side-car, and the ``agentId:`` tail of Task results (kept as linkage).
+Sub-agents become `Session.children` (keys ``agent-<id>`` or ``sidechain-<n>``) with header
+metadata ``parentSessionId``/``parentToolCallId``/``agentId``; the parent lists them in
+``subagentLinks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.claude_code.records import gc_paused, read_transcript
+from sts.converters.claude_code.session import FORMAT, HARNESS, build_main
+from sts.converters.claude_code.subagents import is_companion
+from sts.model import Session
+
+LINE_TYPES = frozenset((
+    "user", "assistant", "system", "progress", "attachment", "summary",
+    "file-history-snapshot", "queue-operation", "custom-title", "ai-title",
+))
+
+
+#: Keys that mark Claude Code's lines without a uuid.
+SIGNATURE_KEYS = {"summary": "leafUuid", "file-history-snapshot": "snapshot",
+                  "queue-operation": "operation"}
+
+
+class ClaudeCodeConverter(Converter):
+    """Reads Claude Code JSONL transcripts, with their sub-agents."""
+
+    name = FORMAT
+    harness = HARNESS
+    description = "Claude Code session transcripts (~/.claude/projects/*/*.jsonl)"
+
+    def sniff(self, peek: Peek) -> float:
+        objects = peek.objects
+        if not objects:
+            head = peek.data[:65536]
+            return 0.6 if b'"parentUuid"' in head and b'"sessionId"' in head else 0.0
+        score = 0.0
+        for record in objects[:20]:
+            kind = record.get("type")
+            if kind not in LINE_TYPES:
+                continue
+            if "parentUuid" in record and "sessionId" in record and "uuid" in record:
+                return 0.95
+            if SIGNATURE_KEYS.get(kind, "") in record:
+                score = 0.8
+        return score
+
+    def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+        subagents = bool(context.options.get("subagents", True))
+        with gc_paused():
+            transcript = read_transcript(stream, context.problems)
+            session = build_main(transcript, context.problems, context.path, subagents)
+            del transcript  # the raw lines are no longer needed while the session is written
+        yield session
+
+    def is_companion(self, path: Path) -> bool:
+        return is_companion(path)

@@ -1,0 +1,143 @@
+"""Threading: which uuid-bearing lines form the main thread, in which order.
+
+The doc's recipe (claude-code.md §5): drop sidechains, choose the leaf (the last non-synthetic
+user/assistant line), walk `parentUuid` back from it, jumping a `compact_boundary` root through
+its `logicalParentUuid`, keep the lines written below the leaf (a trailing synthetic reply or
+API error stays, flagged, but never becomes the leaf), then add back what such a walk loses (the
+other lines of a split reply, and tool results of parallel calls, whose lines sit on sibling
+branches) until nothing changes. The result keeps file order.
+
+A parent that is not in the file (a line lost to a bug, or a resume from another file) is
+bridged to the previous line of the file, reported as a warning. A cycle ends the walk.
+"""
+
+from __future__ import annotations
+
+from sts.converters.claude_code.records import Entry
+from sts.problems import Problems
+
+CONVERSATION = frozenset(("user", "assistant"))
+
+
+def is_synthetic(entry: Entry) -> bool:
+    """True for an assistant line the harness wrote itself (`<synthetic>`, API error markers)."""
+    if entry.type != "assistant":
+        return False
+    message = entry.record.get("message")
+    model = message.get("model") if type(message) is dict else None
+    return model == "<synthetic>" or entry.record.get("isApiErrorMessage") is True
+
+
+def main_thread(entries: list[Entry], problems: Problems | None) -> list[Entry]:
+    """The main thread's lines, in file order. `entries` must be one thread family (no
+    sidechains of another family); `problems` gets dangling-parent warnings (None: silent)."""
+    if not entries:
+        return []
+    by_uuid = {e.uuid: e for e in entries if e.uuid is not None}
+    leaf = _leaf(entries)
+    chain: set[int] = set()
+    current: Entry | None = leaf
+    while current is not None and id(current) not in chain:
+        chain.add(id(current))
+        current = _step(current, entries, by_uuid, problems)
+    _add_descendants(entries, leaf, chain)
+    _add_back(entries, chain)
+    return [e for e in entries if id(e) in chain]
+
+
+def _leaf(entries: list[Entry]) -> Entry:
+    for entry in reversed(entries):
+        if entry.type in CONVERSATION and not is_synthetic(entry):
+            return entry
+    for entry in reversed(entries):
+        if entry.type in CONVERSATION:
+            return entry
+    return entries[-1]
+
+
+def _step(
+    entry: Entry,
+    entries: list[Entry],
+    by_uuid: dict[str, Entry],
+    problems: Problems | None,
+) -> Entry | None:
+    parent = entry.parent
+    if parent is None:
+        logical = entry.record.get("logicalParentUuid")
+        if type(logical) is not str:
+            return None
+        parent = logical
+    found = by_uuid.get(parent)
+    if found is not None:
+        return found
+    at = _position(entries, entry)  # rare: only for a parent missing from the file
+    if problems is not None:
+        problems.warning(entry.line, "dangling-parent",
+                         f"parent {parent} is not in the file: linked to the previous line")
+    return entries[at - 1] if at > 0 else None
+
+
+def _add_descendants(entries: list[Entry], leaf: Entry, chain: set[int]) -> None:
+    """Keep the lines written below the leaf (synthetic replies, API errors, markers)."""
+    below = {leaf.uuid} if leaf.uuid is not None else set()
+    for entry in entries[_position(entries, leaf) + 1:]:
+        if entry.parent in below:
+            chain.add(id(entry))
+            if entry.uuid is not None:
+                below.add(entry.uuid)
+
+
+def _position(entries: list[Entry], entry: Entry) -> int:
+    return next(i for i, e in enumerate(entries) if e is entry)
+
+
+def _add_back(entries: list[Entry], chain: set[int]) -> None:
+    """Add the split-reply lines and tool results the walk missed, until nothing changes."""
+    message_ids: set[str] = set()
+    call_ids: set[str] = set()
+    for entry in entries:
+        if id(entry) in chain:
+            _note(entry, message_ids, call_ids)
+    changed = True
+    while changed:
+        changed = False
+        for entry in entries:
+            if id(entry) in chain or entry.type not in CONVERSATION:
+                continue
+            if _belongs(entry, message_ids, call_ids):
+                chain.add(id(entry))
+                _note(entry, message_ids, call_ids)
+                changed = True
+
+
+def _note(entry: Entry, message_ids: set[str], call_ids: set[str]) -> None:
+    if entry.type != "assistant":
+        return
+    message = entry.record.get("message")
+    if type(message) is not dict:
+        return
+    message_id = message.get("id")
+    if type(message_id) is str:
+        message_ids.add(message_id)
+    content = message.get("content")
+    if type(content) is list:
+        for block in content:
+            if type(block) is dict and block.get("type") == "tool_use":
+                call_ids.add(str(block.get("id")))
+
+
+def _belongs(entry: Entry, message_ids: set[str], call_ids: set[str]) -> bool:
+    message = entry.record.get("message")
+    if type(message) is not dict:
+        return False
+    if entry.type == "assistant":
+        message_id = message.get("id")
+        return type(message_id) is str and message_id in message_ids
+    content = message.get("content")
+    if type(content) is not list:
+        return False
+    return any(
+        type(block) is dict and block.get("type") == "tool_result"
+        and str(block.get("tool_use_id")) in call_ids
+        for block in content
+    )
