@@ -9,20 +9,42 @@ The Python API::
     problems = sts.validate("out.jsonl")               # [] when valid
 """
 
-from sts.api import convert, detect, read, validate, write
-from sts.model import (
-    ImagePart,
-    MediaPart,
-    Message,
-    Part,
-    Session,
-    TextPart,
-    ThinkingPart,
-    ToolCall,
-    Usage,
-)
-from sts.problems import ConversionFailed, Problem, Problems
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from sts.api import convert, detect, read, validate, write
+    from sts.model import (
+        ImagePart,
+        MediaPart,
+        Message,
+        Part,
+        Session,
+        TextPart,
+        ThinkingPart,
+        ToolCall,
+        Usage,
+    )
+    from sts.problems import ConversionFailed, Problem, Problems
+
+_EXPORTS = {
+    "convert": "sts.api",
+    "detect": "sts.api",
+    "read": "sts.api",
+    "validate": "sts.api",
+    "write": "sts.api",
+    "ImagePart": "sts.model",
+    "MediaPart": "sts.model",
+    "Message": "sts.model",
+    "Part": "sts.model",
+    "Session": "sts.model",
+    "TextPart": "sts.model",
+    "ThinkingPart": "sts.model",
+    "ToolCall": "sts.model",
+    "Usage": "sts.model",
+    "ConversionFailed": "sts.problems",
+    "Problem": "sts.problems",
+    "Problems": "sts.problems",
+}
 __all__ = [
     "ConversionFailed",
     "ImagePart",
@@ -42,3 +64,13 @@ __all__ = [
     "validate",
     "write",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import the public API on first use, so that the `sts` command starts fast."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sts' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

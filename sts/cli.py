@@ -12,7 +12,6 @@ from sts.converters.registry import MIN_CONFIDENCE, converters, rank
 from sts.io import peek_file, peek_stream
 from sts.pipeline import JobResult, Settings, Target, plan_jobs, run_jobs
 from sts.problems import POLICIES, Problem
-from sts.validate import validate_bytes
 from sts.writers import WRITERS
 
 EXIT_OK = 0
@@ -34,7 +33,7 @@ def main() -> None:
               help="Source format (see `sts formats`); detected when left out.")
 @click.option("--harness", metavar="ID", help="Harness id for the output header "
               "(default: the source's own, e.g. claude-code, codex, pi).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), metavar="PATH",
+@click.option("-o", "--output", type=click.Path(), metavar="PATH",
               help="Output file, or directory for several sessions (default: stdout).")
 @click.option("--on-error", "policy", type=click.Choice(POLICIES), default="skip",
               show_default=True, help="Bad input: skip it and go on, fail at once, or skip it "
@@ -55,7 +54,7 @@ def convert(
     to: str,
     source_format: str | None,
     harness: str | None,
-    output: Path | None,
+    output: str | None,
     policy: str,
     no_subagents: bool,
     all_branches: bool,
@@ -102,13 +101,14 @@ def convert(
     sys.exit(report.exit_code)
 
 
-def _target(output: Path | None, jobs: list, any_dir: bool) -> Target:
+def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
     protected = frozenset(job.source.resolve() for job in jobs if job.source is not None)
-    if output is None or str(output) == "-":
+    if name is None or name == "-":
         if len(jobs) > 1 or any_dir:
             raise click.UsageError("several inputs need -o DIR (stdout takes one session)")
         return Target("stdout", None, protected)
-    as_dir = output.is_dir() or str(output).endswith(os.sep) or len(jobs) > 1 or any_dir
+    output = Path(name)  # the name, not the Path, tells "out/" (a directory to create) apart
+    as_dir = output.is_dir() or name.endswith(("/", os.sep)) or len(jobs) > 1 or any_dir
     if not as_dir and output.resolve() in protected:
         raise click.UsageError(f"refusing to write over the input {output}")
     return Target("dir" if as_dir else "file", output, protected)
@@ -198,6 +198,8 @@ def validate(files: tuple[str, ...], fmt: str | None) -> None:
 
     Exit 0 when every file is valid (warnings allowed), 1 when any has an error.
     """
+    from sts.validate import validate_bytes
+
     invalid = 0
     for name in files:
         problems = validate_bytes(Path(name).read_bytes(), fmt, name)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,14 +164,13 @@ class Emitter:
                 f"{self.job.display} holds several sessions: write them to a directory with -o DIR"
             )
         if self.pending is not None:
-            self._write(self.pending, 1)
-            self.pending = None
-        self._write(session, self.count)
+            self._write(self.pending, self.count - 1)
+        self.pending = session  # held back: raw lines kept after it still go into its header
 
     def finish(self) -> None:
         if self.pending is not None:
             self._keep_raw_lines(self.pending)
-            self._write(self.pending, None)
+            self._write(self.pending, None if self.count == 1 else self.count)
         elif self.count == 0 and self.problems.error_count == 0:
             self.problems.error(None, "no-sessions", "no session found in this input")
 
@@ -329,6 +327,8 @@ def run_jobs(
             if stop_on_failure and result.status == "failed":
                 return
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     chunk = max(1, min(64, len(jobs) // (workers * 8)))
     pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings))
     with pool:

@@ -2,14 +2,15 @@
 
 A third-party package adds a source format by exposing a `Converter` subclass (or instance)
 under the entry-point group ``sts.converters``; its entry-point name is ignored in favour of
-the converter's own `name`.
+the converter's own `name`. Entry points are looked up only when a built-in cannot settle the
+question (an unknown ``--from`` name, or no built-in sure of the input): importing
+`importlib.metadata` costs more start-up time than converting a small file.
 """
 
 from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib.metadata import entry_points
 
 from sts.converters.base import Converter, Peek
 
@@ -23,6 +24,7 @@ BUILTINS: tuple[str, ...] = (
 )
 ENTRY_POINT_GROUP = "sts.converters"
 MIN_CONFIDENCE = 0.2
+SURE = 0.9
 
 
 def _load(target: str) -> Converter | None:
@@ -38,13 +40,22 @@ def _load(target: str) -> Converter | None:
 
 
 @cache
-def converters() -> dict[str, Converter]:
-    """Every available converter by format name, built-ins first."""
+def builtin_converters() -> dict[str, Converter]:
+    """The converters that ship with sts-convert, by format name."""
     found: dict[str, Converter] = {}
     for target in BUILTINS:
         converter = _load(target)
         if converter is not None:
             found[converter.name] = converter
+    return found
+
+
+@cache
+def converters() -> dict[str, Converter]:
+    """Every available converter by format name: built-ins, then third-party entry points."""
+    from importlib.metadata import entry_points
+
+    found = dict(builtin_converters())
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         obj = entry.load()
         converter = obj() if isinstance(obj, type) else obj
@@ -54,23 +65,26 @@ def converters() -> dict[str, Converter]:
 
 def get_converter(name: str) -> Converter:
     """The converter for format `name`; KeyError with the known names when there is none."""
-    try:
-        return converters()[name]
-    except KeyError:
+    converter = builtin_converters().get(name) or converters().get(name)
+    if converter is None:
         known = ", ".join(sorted(converters()))
-        raise KeyError(f"unknown source format {name!r} (known: {known})") from None
+        raise KeyError(f"unknown source format {name!r} (known: {known})")
+    return converter
 
 
-def rank(peek: Peek) -> list[tuple[float, Converter]]:
-    """Every converter's confidence for this input, best first."""
-    scored = [(converter.sniff(peek), converter) for converter in converters().values()]
+def rank(peek: Peek, everything: bool = True) -> list[tuple[float, Converter]]:
+    """Converters' confidence for this input, best first (built-ins only unless `everything`)."""
+    pool = converters() if everything else builtin_converters()
+    scored = [(converter.sniff(peek), converter) for converter in pool.values()]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return scored
 
 
 def detect(peek: Peek) -> Converter | None:
     """The converter most sure it can read the input, or None when none is sure enough."""
-    scored = rank(peek)
+    scored = rank(peek, everything=False)
+    if not scored or scored[0][0] < SURE:
+        scored = rank(peek)
     if scored and scored[0][0] >= MIN_CONFIDENCE:
         return scored[0][1]
     return None
