@@ -31,9 +31,14 @@ def is_agent_file(path: Path) -> bool:
 
 
 def is_companion(path: Path) -> bool:
-    """True for files read through their main session: agent files and a session's folders."""
+    """True for files read through their main session: agent files and a session's folders.
+
+    An agent file counts only where a main session can reach it (a 2.1.x ``subagents`` folder
+    beside its session file, or 2.0.x session files beside it), so that a folder of agent files
+    alone is still converted rather than passed over.
+    """
     if is_agent_file(path):
-        return True
+        return _has_main_session(path)
     parent = path.parent
     while parent.name:
         session_dir = parent.parent
@@ -43,6 +48,15 @@ def is_companion(path: Path) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _has_main_session(path: Path) -> bool:
+    folder = path.parent
+    if folder.name == "subagents":
+        return folder.parent.with_name(folder.parent.name + ".jsonl").is_file()
+    return any(
+        sibling.suffix == ".jsonl" and not is_agent_file(sibling) for sibling in folder.iterdir()
+    )
 
 
 def agent_id_of(path: Path) -> str:
