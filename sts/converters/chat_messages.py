@@ -1,0 +1,294 @@
+"""OpenAI-style chat messages → model messages, with tool-call bookkeeping per session.
+
+`ChatBuilder` holds one session's messages and the tool-call ids seen so far, so that results
+are linked by id, never by position:
+
+- a result's ``tool_call_id`` is looked up among the calls made so far; a call id used a second
+  time in one session (some datasets write ``"call_id"`` for every call) gets a ``~2`` suffix and
+  later results with that id answer the newest such call (warning ``duplicate-call-id``);
+- calls without an id (legacy ``function_call``, ShareGPT, Hermes text) get a stable id derived
+  from their position (``call_<message>_<n>``) and wait in `pending`; the result that follows
+  takes the oldest waiting call of the same name, else the oldest waiting call;
+- a result that answers nothing is kept as a tool message and reported (``orphan-result``).
+
+`add_openai_message` maps one Chat Completions message: roles system, developer (a system
+message of kind ``developer``), user, assistant, tool and legacy function (a tool result);
+content as a string, null, missing or parts; reasoning from ``reasoning_content``,
+``reasoning``, ``reasoning_details`` or a leading ``<think>`` block, each text kept once;
+``refusal`` text kept as text (``extras["refusal"]``); ``tool_calls`` (function and custom
+kinds, parallel calls on one message) and legacy ``function_call``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sts.arguments import parse_arguments
+from sts.converters.chat_parts import content_parts
+from sts.converters.hermes_text import split_think
+from sts.model import Message, Part, Session, TextPart, ThinkingPart, ToolCall
+from sts.problems import Problems
+from sts.timestamps import to_ms
+
+ROLE_MAP = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+    "function": "tool",
+}
+TIME_KEYS = ("timestamp", "created_at", "created")
+META_ROLE = "session_meta"
+
+
+class ChatBuilder:
+    """Builds the messages of one session and links tool results to their calls by id."""
+
+    def __init__(self, session: Session, problems: Problems, model: str | None = None) -> None:
+        self.session = session
+        self.problems = problems
+        self.model = model
+        self.ids: dict[str, str] = {}  # source call id -> id written (renamed when reused)
+        self.names: dict[str, str] = {}  # id written -> tool name
+        self.answered: set[str] = set()
+        self.pending: list[ToolCall] = []  # calls without a source id, waiting for a result
+
+    # -- tool calls ------------------------------------------------------------------------
+    def call(self, source_id: Any, name: Any, arguments: Any, line: int | None) -> ToolCall:
+        """A ToolCall with its id registered; `source_id` None makes a positional id."""
+        name = name if type(name) is str else ""
+        positional = source_id is None or source_id == ""
+        if positional:
+            call_id = self.unique(f"call_{len(self.session.messages)}_{len(self.pending)}")
+        else:
+            source_id = str(source_id)
+            call_id = source_id
+            if source_id in self.ids or source_id in self.names:
+                call_id = self.unique(source_id)
+                self.problems.warning(
+                    line, "duplicate-call-id", f"call id {source_id!r} reused: renamed {call_id!r}"
+                )
+            self.ids[source_id] = call_id
+        self.names[call_id] = name
+        args, raw = parse_arguments(arguments)
+        call = ToolCall(call_id, name, args, raw)
+        if positional:
+            self.ids.setdefault(call_id, call_id)
+            self.pending.append(call)
+        return call
+
+    def unique(self, wanted: str) -> str:
+        """`wanted`, or `wanted~2`, `wanted~3`, ... when it is taken."""
+        if wanted not in self.names:
+            return wanted
+        n = 2
+        while f"{wanted}~{n}" in self.names:
+            n += 1
+        return f"{wanted}~{n}"
+
+    def result_id(self, source_id: Any, name: Any, line: int | None) -> str | None:
+        """The id a tool result answers: its own id resolved, else the waiting positional call."""
+        if source_id is not None and source_id != "":
+            source_id = str(source_id)
+            call_id = self.ids.get(source_id)
+            if call_id is not None:
+                self.answered.add(call_id)
+                self.pending = [c for c in self.pending if c.id != call_id]
+                return call_id
+        call = self.take_pending(name)
+        if call is not None:
+            return call.id
+        if source_id:
+            self.problems.warning(line, "orphan-result", f"result answers no call {source_id!r}")
+            return str(source_id)
+        self.problems.warning(line, "orphan-result", "tool result without a call to answer")
+        return None
+
+    def take_pending(self, name: Any) -> ToolCall | None:
+        """The oldest waiting positional call named `name`, else the oldest one."""
+        if not self.pending:
+            return None
+        chosen = next((c for c in self.pending if c.name == name), self.pending[0])
+        self.pending.remove(chosen)
+        self.answered.add(chosen.id)
+        return chosen
+
+    # -- messages --------------------------------------------------------------------------
+    def add(self, message: Message) -> Message:
+        """Append `message` to the session."""
+        self.session.messages.append(message)
+        return message
+
+    def add_openai_message(self, data: Any, line: int | None) -> Message | None:
+        """Map one Chat Completions message and append it; None (reported) when it is not one."""
+        if type(data) is not dict:
+            self.problems.error(line, "bad-message", "message is not an object: skipped")
+            return None
+        source_role = data.get("role")
+        if source_role == META_ROLE:
+            return None  # Hermes' trailing session-metadata item: no message
+        role = ROLE_MAP.get(source_role) if type(source_role) is str else None
+        if role is None:
+            self.problems.error(line, "unknown-role", f"unknown role {source_role!r}: skipped")
+            return None
+        content = content_parts(data.get("content"), line, self.problems)
+        message = Message(role=role, content=content)
+        if source_role == "developer":
+            message.kind = "developer"
+        self.common_fields(message, data)
+        if role == "assistant":
+            self.assistant_fields(message, data, line)
+        elif role == "tool":
+            name = data.get("name") if type(data.get("name")) is str else data.get("tool_name")
+            message.tool_call_id = self.result_id(data.get("tool_call_id"), name, line)
+            message.tool_name = name if type(name) is str and name else self.names.get(
+                message.tool_call_id or ""
+            )
+        elif type(data.get("name")) is str:
+            message.extras["name"] = data["name"]
+        return self.add(message)
+
+    def common_fields(self, message: Message, data: dict[str, Any]) -> None:
+        """Id, time and model of a message, when the source gives them."""
+        source_id = data.get("id")
+        if type(source_id) is str or type(source_id) is int:
+            message.id = str(source_id)
+        for key in TIME_KEYS:
+            if key in data:
+                message.timestamp = to_ms(data[key])
+                break
+
+    def assistant_fields(self, message: Message, data: dict[str, Any], line: int | None) -> None:
+        """Reasoning, refusal, tool calls, model and stop reason of an assistant message."""
+        split_leading_think(message, self.problems, line)
+        add_reasoning_fields(message, data)
+        refusal = data.get("refusal")
+        if type(refusal) is str and refusal:
+            message.extras["refusal"] = True
+            if refusal not in (p.text for p in message.content if type(p) is TextPart):
+                message.content.append(TextPart(refusal))
+        calls = data.get("tool_calls")
+        if type(calls) is list:
+            for item in calls:
+                call = self.openai_tool_call(item, line)
+                if call is not None:
+                    message.tool_calls.append(call)
+        elif calls is not None:
+            self.problems.error(line, "bad-tool-calls", "tool_calls is not a list: skipped")
+        legacy = data.get("function_call")
+        if type(legacy) is dict:
+            message.tool_calls.append(
+                self.call(None, legacy.get("name"), legacy.get("arguments"), line)
+            )
+        model = data.get("model")
+        message.model = model if type(model) is str and model else self.model
+        reason = data.get("finish_reason")
+        if type(reason) is str and reason:
+            message.stop_reason = reason
+
+    def openai_tool_call(self, item: Any, line: int | None) -> ToolCall | None:
+        """One ``tool_calls`` entry: ``function`` kind, or ``custom`` (input kept as text)."""
+        if type(item) is not dict:
+            self.problems.error(line, "bad-tool-call", "tool call is not an object: skipped")
+            return None
+        custom = item.get("custom")
+        if item.get("type") == "custom" and type(custom) is dict:
+            arguments = {"input": custom.get("input")}
+            call = self.call(item.get("id"), custom.get("name"), arguments, line)
+            call.extras["type"] = "custom"
+            return call
+        function = item.get("function")
+        if type(function) is not dict:
+            function = item if "name" in item else None  # a flat {id, name, arguments} call
+        if function is None:
+            self.problems.error(line, "bad-tool-call", "tool call without a function: skipped")
+            return None
+        arguments = function.get("arguments", function.get("parameters", "{}"))
+        return self.call(item.get("id"), function.get("name"), arguments, line)
+
+
+def split_leading_think(message: Message, problems: Problems, line: int | None) -> None:
+    """Move a leading ``<think>…</think>`` of the first text part into a ThinkingPart."""
+    content = message.content
+    if not content or type(content[0]) is not TextPart or "<think>" not in content[0].text:
+        return
+    think = split_think(content[0].text)
+    if think.reasoning is None:
+        return
+    if not think.closed:
+        problems.warning(line, "unclosed-think", "<think> never closed: the text is reasoning")
+    rest: list[Part] = [TextPart(think.text)] if think.text else []
+    thinking: list[Part] = [ThinkingPart(think.reasoning)] if think.reasoning.strip() else []
+    message.content = thinking + rest + content[1:]
+
+
+def add_reasoning_fields(message: Message, data: dict[str, Any]) -> None:
+    """Reasoning from ``reasoning_content``, ``reasoning`` and ``reasoning_details``, once each.
+
+    A text already present (from another field or a ``<think>`` block) is not added again; a
+    signature or encrypted payload from ``reasoning_details`` goes onto the matching part.
+    """
+    found: list[ThinkingPart] = []
+    for key in ("reasoning_content", "reasoning"):
+        value = data.get(key)
+        if type(value) is dict:  # {"content"|"text"|"summary": ...} objects some proxies write
+            value = value.get("content", value.get("text", value.get("summary")))
+        if type(value) is str and value.strip():
+            found.append(ThinkingPart(value))
+    details = data.get("reasoning_details")
+    if type(details) is list:
+        found.extend(detail_parts(details))
+    if not found:
+        return
+    existing = [p for p in message.content if type(p) is ThinkingPart]
+    added: list[Part] = []
+    for part in found:
+        twin = same_reasoning(part, existing)
+        if twin is None:
+            existing.append(part)
+            added.append(part)
+            continue
+        if len(part.text) > len(twin.text):
+            twin.text = part.text  # the fuller of two overlapping texts
+        if part.signature and not twin.signature:
+            twin.signature = part.signature
+    message.content = added + message.content
+
+
+def detail_parts(details: list[Any]) -> list[ThinkingPart]:
+    """OpenRouter ``reasoning_details``: text, summary and encrypted entries."""
+    parts = []
+    for detail in details:
+        if type(detail) is not dict:
+            continue
+        kind = detail.get("type")
+        signature = detail.get("signature") if type(detail.get("signature")) is str else None
+        if kind == "reasoning.encrypted" and type(detail.get("data")) is str:
+            parts.append(ThinkingPart("", signature=detail["data"], redacted=True))
+            continue
+        text = detail.get("text", detail.get("summary"))
+        if type(text) is str and text.strip():
+            parts.append(ThinkingPart(text, signature=signature))
+    return parts
+
+
+def same_reasoning(part: ThinkingPart, existing: list[ThinkingPart]) -> ThinkingPart | None:
+    """The existing part carrying the same reasoning (equal, or one containing the other)."""
+    if part.redacted:
+        return next((p for p in existing if p.redacted and p.signature == part.signature), None)
+    text = part.text.strip()
+    for other in existing:
+        other_text = other.text.strip()
+        if other_text and (text == other_text or text in other_text or other_text in text):
+            return other
+    return None
+
+
+def side_fields(record: dict[str, Any], used: frozenset[str]) -> dict[str, Any]:
+    """A record's scalar side fields not otherwise used (dataset bookkeeping), for metadata."""
+    return {
+        k: v
+        for k, v in record.items()
+        if k not in used and v is not None and type(v) in (str, int, float, bool)
+    }

@@ -1,0 +1,143 @@
+"""OpenAI-style content parts → model parts (text, images, media, reasoning, refusals).
+
+Covers Chat Completions parts (``text``, ``image_url``, ``input_audio``, ``file``,
+``refusal``), Responses API parts (``input_text``, ``output_text``, ``input_image``,
+``input_file``, ``summary_text``, ``reasoning_text``), LLaMA-Factory parts that carry their
+payload under ``value`` (``{"type": "text"|"reasoning"|"image_url", "value": ...}``) and bare
+strings in a parts list. Media payloads are not kept (neither target can hold them); an inline
+image keeps its base64 data, which Pi can show.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from sts.model import ImagePart, MediaPart, Part, TextPart, ThinkingPart
+from sts.problems import Problems
+from sts.writers.common import base64_size
+
+TEXT_TYPES = frozenset(("text", "input_text", "output_text", "summary_text", "reasoning_text"))
+REFUSAL = "refusal"
+
+
+def content_parts(content: Any, line: int | None, problems: Problems) -> list[Part]:
+    """The parts of a message `content`: a string, None, or a list of parts."""
+    if content is None:
+        return []
+    if type(content) is str:
+        return [TextPart(content)] if content else []
+    if type(content) is dict:
+        content = [content]
+    elif type(content) is not list:
+        problems.warning(line, "content-not-text", "content is not text or parts: kept as text")
+        return [TextPart(str(content))]
+    parts: list[Part] = []
+    for item in content:
+        part = one_part(item, line, problems)
+        if part is not None:
+            parts.append(part)
+    return parts
+
+
+def one_part(item: Any, line: int | None, problems: Problems) -> Part | None:
+    """One content part, or None (reported when something was lost)."""
+    if type(item) is str:
+        return TextPart(item) if item else None
+    if type(item) is not dict:
+        problems.error(line, "unknown-block", f"content part is not an object: {item!r:.40}")
+        return None
+    kind = item.get("type")
+    if kind in TEXT_TYPES or (kind is None and "text" in item):
+        text = item.get("text", item.get("value"))
+        return TextPart(text) if type(text) is str and text else None
+    if kind == REFUSAL:
+        text = item.get("refusal", item.get("text", item.get("value")))
+        return TextPart(text) if type(text) is str and text else None
+    if kind == "reasoning":
+        text = item.get("value", item.get("text"))
+        return ThinkingPart(text) if type(text) is str and text else None
+    if kind in ("image_url", "input_image", "image"):
+        return image_part(item)
+    if kind == "input_audio":
+        return audio_part(item.get("input_audio") or item)
+    if kind in ("file", "input_file"):
+        return file_part(item.get("file") if type(item.get("file")) is dict else item)
+    text = item.get("text")
+    if type(text) is str:
+        problems.warning(line, "unknown-part", f"content part type {kind!r} read as text")
+        return TextPart(text)
+    problems.error(line, "unknown-block", f"content part type {kind!r} skipped")
+    return None
+
+
+def image_part(item: dict[str, Any]) -> ImagePart:
+    """An image part: ``image_url`` as ``{url, detail}`` or a string, or a LLaMA-Factory value."""
+    source = item.get("image_url", item.get("value", item.get("url")))
+    if type(source) is dict:
+        source = source.get("url")
+    if type(source) is not str or not source:
+        file_id = item.get("file_id")
+        return ImagePart(url=f"file_id:{file_id}" if file_id else None)
+    return image_from_url(source)
+
+
+def image_from_url(url: str) -> ImagePart:
+    """An ImagePart from an https URL, a path, or a ``data:`` URI (base64 data kept inline)."""
+    media_type, data = split_data_uri(url)
+    if data is not None:
+        return ImagePart(media_type=media_type, data=data)
+    return ImagePart(media_type=media_type, url=url)
+
+
+def split_data_uri(url: str) -> tuple[str | None, str | None]:
+    """``(media_type, base64 data)`` of a base64 ``data:`` URI, else ``(None, None)``."""
+    if not url.startswith("data:"):
+        return None, None
+    header, comma, payload = url.partition(",")
+    if not comma or not header.endswith(";base64"):
+        return header[5:].split(";", 1)[0] or None, None
+    return header[5:].split(";", 1)[0] or None, payload
+
+
+def audio_part(audio: Any) -> MediaPart:
+    """An ``input_audio`` part ``{data, format}``."""
+    if type(audio) is not dict:
+        return MediaPart("audio")
+    fmt = audio.get("format")
+    data = audio.get("data")
+    return MediaPart(
+        "audio",
+        media_type=f"audio/{fmt}" if type(fmt) is str and fmt else None,
+        size=base64_size(data) if type(data) is str else None,
+    )
+
+
+def file_part(file: dict[str, Any]) -> MediaPart:
+    """A ``file``/``input_file`` part: ``file_data`` (data URI or base64), ``file_id``, name."""
+    name = file.get("filename")
+    data = file.get("file_data")
+    media_type = None
+    size = None
+    if type(data) is str:
+        uri_type, payload = split_data_uri(data)
+        media_type = uri_type
+        size = base64_size(payload if payload is not None else data)
+    url = file.get("file_url")
+    if url is None and file.get("file_id"):
+        url = f"file_id:{file['file_id']}"
+    return MediaPart(
+        "file",
+        media_type=media_type,
+        name=name if type(name) is str else None,
+        size=size,
+        url=url if type(url) is str else None,
+    )
+
+
+def json_text(value: Any) -> str:
+    """Any JSON value as compact JSON text (a string stays as it is)."""
+    if type(value) is str:
+        return value
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()

@@ -1,0 +1,111 @@
+"""The one reading loop behind the ``openai`` and ``sharegpt`` converters.
+
+Both formats come in the same containers (see `sts.converters.chat_input`), and real files mix
+their record shapes, so every record is looked at on its own:
+
+- ``{"messages": [...]}`` (and a line holding a bare message array) → one session each;
+- ShareGPT ``{"conversations": [...]}`` → one session each;
+- request/response log records → grouped into conversations (`openai.logs.LogGrouper`);
+- bare messages or Responses items, one per line (or a document array of them) → together one
+  session for the whole input; a Hermes ``{"role": "session_meta"}`` line gives its model and
+  tools;
+- anything else is reported (``unknown-record``) and skipped.
+
+Sessions stream: a JSONL input yields each line's session before reading the next line (log
+groups and the loose-message session come out when they are complete). Each session of a
+multi-session input gets a key: ``L<line>`` for JSONL, ``item<n>`` for a document array. Session
+ids are the record's own id when it has one, else ``<file stem>-<key>`` (``stdin`` for stdin).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from sts.converters.base import ReadContext
+from sts.converters.chat_input import Entry, document_entries, open_input
+from sts.converters.chat_messages import ChatBuilder
+from sts.converters.openai.logs import LogGrouper
+from sts.converters.openai.records import (
+    conversation_session,
+    is_message,
+    new_session,
+    record_kind,
+)
+from sts.converters.openai.responses import add_item
+from sts.converters.sharegpt_turns import sharegpt_session
+from sts.model import Session
+from sts.problems import Problems
+
+
+def base_name(path: Path | None) -> str:
+    """The stem session ids are derived from: the file name without its ending, or ``stdin``."""
+    if path is None:
+        return "stdin"
+    name = path.name
+    for ending in (".jsonl", ".ndjson", ".json"):
+        if name.endswith(ending) and len(name) > len(ending):
+            return name[: -len(ending)]
+    return name
+
+
+def read_chat(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+    """Every session of an OpenAI-style or ShareGPT input, one at a time."""
+    problems = context.problems
+    base = base_name(context.path)
+    opened = open_input(stream, problems)
+    if opened.lines is not None:
+        yield from read_entries(opened.lines, base, problems)
+        return
+    document = opened.document
+    if type(document) is list:
+        first = next((v for v in document if type(v) is dict), None)
+        if is_message(first):
+            yield conversation_session({"messages": document}, None, base, problems)
+        else:
+            yield from read_entries(document_entries(document), base, problems)
+    elif type(document) is dict:
+        yield from read_entries([Entry(document, None, "")], base, problems)
+    elif document is not None:
+        problems.error(None, "unknown-record", "the document is not an object or an array")
+
+
+def read_entries(entries: Iterable[Entry], base: str, problems: Problems) -> Iterator[Session]:
+    """Sessions from a stream of top-level records."""
+    grouper = LogGrouper(problems, lambda record, entry: new_session(record, entry, base))
+    loose: ChatBuilder | None = None
+    for entry in entries:
+        record = entry.value
+        kind = record_kind(record)
+        if kind == "conversation":
+            yield conversation_session(record, entry, base, problems)
+        elif kind == "sharegpt":
+            yield sharegpt_session(record, entry, base, problems)
+        elif kind == "log":
+            yield from grouper.add(record, entry)
+        elif kind == "messages":
+            yield conversation_session({"messages": record}, entry, base, problems)
+        elif kind == "message" or kind == "meta":
+            if loose is None:
+                loose = ChatBuilder(new_session(None, None, base), problems)
+            if kind == "meta":
+                take_meta(loose, record)
+            else:
+                add_item(loose, record, entry.line)
+        else:
+            what = f"keys {sorted(record)[:6]}" if type(record) is dict else type(record).__name__
+            problems.error(entry.line, "unknown-record", f"not a chat record ({what}): skipped")
+    yield from grouper.finish()
+    if loose is not None:
+        yield loose.session
+
+
+def take_meta(builder: ChatBuilder, record: dict[str, Any]) -> None:
+    """A Hermes ``session_meta`` line: model and tools of the transcript."""
+    model = record.get("model")
+    if type(model) is str and model:
+        builder.model = model
+    for key in ("tools", "platform"):
+        if record.get(key):
+            builder.session.metadata[key] = record[key]

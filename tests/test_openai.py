@@ -1,0 +1,409 @@
+"""The openai converter: containers, messages, arguments, reasoning, logs, Responses items,
+the shared corpus, the real pi, detection and streaming."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from sts.converters.base import Peek, ReadContext
+from sts.converters.openai import OpenAIConverter
+from sts.converters.registry import detect
+from sts.converters.sharegpt import ShareGPTConverter
+from sts.io import peek_file
+from sts.model import ImagePart, MediaPart, TextPart, ThinkingPart
+from sts.problems import Problems
+from tests.support import (
+    CASES,
+    CORPUS,
+    corpus,
+    lines,
+    pi_view,
+    read_sessions,
+    sts_messages,
+    write_checked,
+)
+
+OPENAI = CASES / "openai"
+CASE_NAMES = sorted(p.name for p in OPENAI.iterdir())
+
+
+def read(name: str, fmt: str = "openai"):
+    return read_sessions(OPENAI / name, fmt)
+
+
+def codes(problems) -> list[tuple[int | None, str]]:
+    return [(p.line, p.code) for p in problems]
+
+
+@pytest.mark.parametrize("to", ["sts", "pi"])
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_snapshot(case, to, snapshot_jsonl):
+    sessions, _ = read(case)
+    assert sessions
+    assert b"".join(write_checked(s, to) for s in sessions) == snapshot_jsonl
+
+
+def test_messages_array_roles_parts_and_links():
+    (session,), problems = read("messages_array.json")
+    assert problems == []
+    assert session.id == "messages_array" and session.harness == "openai"
+    roles = [(m.role, m.kind) for m in session.messages]
+    assert roles[:3] == [("system", None), ("system", "developer"), ("user", None)]
+    user = session.messages[2]
+    kinds = [type(p) for p in user.content]
+    assert kinds == [type(user.content[0]), ImagePart, ImagePart, MediaPart, MediaPart]
+    assert user.content[1].url == "https://example.com/cat.png"
+    assert (user.content[2].media_type, user.content[2].data) == ("image/png", "iVBORw0KGgo=")
+    assert (user.content[3].kind, user.content[3].media_type) == ("audio", "audio/wav")
+    assert (user.content[4].name, user.content[4].media_type) == ("notes.pdf", "application/pdf")
+    calls = session.messages[3]
+    assert [c.id for c in calls.tool_calls] == ["call_a", "call_b"]  # parallel: one message
+    assert calls.reasoning == "Two lookups needed."  # same text in two fields, kept once
+    assert sum(type(p) is ThinkingPart for p in calls.content) == 1
+    results = session.messages[4:6]
+    assert [(m.tool_call_id, m.text, m.tool_name) for m in results] == [
+        ("call_b", "a PDF of notes", "describe"),
+        ("call_a", "a cat", "describe"),
+    ]
+    out = sts_messages(write_checked(session, "sts"))
+    assert out[6]["content"] == "A cat and notes.\n\nI will not read the audio."
+    assert out[8]["content"] == "Sorry, I cannot help with that."  # refusal field kept
+
+
+def test_finetune_jsonl_one_session_per_line_and_arguments():
+    sessions, problems = read("finetune.jsonl")
+    assert problems == []
+    assert [(s.id, s.key) for s in sessions] == [("finetune-L1", "L1"), ("finetune-L2", "L2")]
+    assert sessions[0].metadata["tools"] == [{"type": "function", "function": {"name": "takeoff"}}]
+    first = sts_messages(write_checked(sessions[0], "sts"))
+    assert first[1]["toolCalls"][0]["function"]["arguments"] == '{"altitude":100}'  # object
+    assert first[3]["toolCalls"][0]["function"]["arguments"] == '{"location":"home"}'  # double
+    second = sessions[1].messages[1]
+    broken, custom = second.tool_calls
+    assert (broken.arguments, broken.raw_arguments) == (None, '{"cmd": "ls"')  # invalid: kept raw
+    assert custom.arguments == {"input": "*** Begin Patch\n*** End Patch"}
+    assert custom.extras["type"] == "custom"
+    pi = lines(write_checked(sessions[1], "pi"))
+    blocks = pi[2]["message"]["content"]
+    assert blocks[1]["arguments"] == {"_raw": '{"cmd": "ls"'}
+    assert [m.tool_call_id for m in sessions[1].messages[2:]] == ["call_4", "call_3"]
+
+
+def test_legacy_function_call_gets_stable_ids_and_links():
+    (session,), problems = read("legacy_function.json")
+    assert problems == []
+    assert session.id == "legacy-1"
+    calls = [c for m in session.messages for c in m.tool_calls]
+    assert [(c.id, c.name) for c in calls] == [
+        ("call_1_0", "get_weather"),
+        ("call_3_0", "get_time"),
+    ]
+    results = [m for m in session.messages if m.role == "tool"]
+    assert [(m.tool_call_id, m.tool_name, m.text) for m in results] == [
+        ("call_1_0", "get_weather", '{"temp": -3}'),
+        ("call_3_0", "get_time", "09:00"),
+    ]
+    again, _ = read("legacy_function.json")
+    assert [c.id for m in again[0].messages for c in m.tool_calls] == ["call_1_0", "call_3_0"]
+
+
+def test_reasoning_think_and_details_kept_once():
+    sessions, problems = read("reasoning.jsonl")
+    assert codes(problems) == [(3, "unclosed-think")]
+    think, details, unclosed = (s.messages[1] for s in sessions)
+    assert (think.reasoning, think.text) == ("Add them.", "4")
+    assert sum(type(p) is ThinkingPart for p in think.content) == 1
+    readable = [p for p in details.content if type(p) is ThinkingPart and not p.redacted]
+    assert [(p.text, p.signature) for p in readable] == [("First step. Second step.", "sig-1")]
+    encrypted = [p for p in details.content if type(p) is ThinkingPart and p.redacted]
+    assert [(p.text, p.signature) for p in encrypted] == [("", "ENCRYPTED==")]
+    assert (unclosed.reasoning, unclosed.text) == ("I was cut off", "")
+
+
+def test_log_records_grouped_into_conversations():
+    sessions, problems = read("log_records.jsonl")
+    assert problems == []
+    by_id = {s.id: s for s in sessions}
+    assert sorted(by_id) == ["fail-1", "log_records-L1", "log_records-L3"]
+    weather = by_id["log_records-L1"]
+    texts = [(m.role, m.text) for m in weather.messages]
+    assert texts == [
+        ("system", "Be brief."),
+        ("user", "Weather in Paris?"),
+        ("assistant", ""),
+        ("tool", "18 C, sunny"),
+        ("assistant", "18 °C and sunny."),
+        ("user", "And tomorrow?"),
+        ("assistant", "Rain."),
+    ]  # four records, every message once
+    first_answer = weather.messages[2]
+    assert first_answer.tool_calls[0].id == "call_w"
+    assert weather.messages[3].tool_call_id == "call_w"
+    assert first_answer.timestamp == 1740823201000  # response.created, seconds -> ms
+    assert weather.messages[1].timestamp == 1740823200000  # the request time (ISO)
+    assert weather.messages[0].timestamp is None  # no invented times
+    assert first_answer.model == "gpt-4o-2024-08-06"
+    assert first_answer.api == "openai-completions" and first_answer.stop_reason == "tool_calls"
+    usage = first_answer.usage
+    assert (usage.input, usage.output, usage.cache_read, usage.total_tokens) == (30, 10, 20, 60)
+    failed = by_id["fail-1"]
+    assert [m.role for m in failed.messages] == ["user", "assistant"]
+    assert failed.messages[1].error_message == "RateLimitError: slow down"
+    assert failed.messages[1].provider == "openai"
+
+
+def test_responses_items_linked_by_call_id():
+    (session,), problems = read("responses_items.json")
+    assert codes(problems) == [(None, "unknown-item"), (None, "unknown-item")]
+    roles = " ".join(m.role for m in session.messages)
+    assert roles == "system user assistant tool tool assistant tool assistant"
+    turn = session.messages[2]
+    assert [c.id for c in turn.tool_calls] == ["call_ls", "call_wc"]
+    assert turn.reasoning == "Run two commands."
+    assert [p.signature for p in turn.content if type(p) is ThinkingPart] == ["gAAAA"]
+    assert [(m.tool_call_id, m.text) for m in session.messages[3:5]] == [
+        ("call_wc", "2"),
+        ("call_ls", "a.txt\nb.txt"),
+    ]
+    assert session.messages[5].tool_calls[0].arguments == {"input": "*** Begin Patch"}
+    assert session.messages[7].extras["phase"] == "final_answer"
+
+
+def test_responses_log_continued_by_previous_response_id():
+    (session,), problems = read("responses_log.jsonl")
+    assert problems == []
+    assert [(m.role, m.text) for m in session.messages] == [
+        ("system", "Be exact."),
+        ("user", "Say hi"),
+        ("assistant", "hi"),
+        ("user", "Again"),
+        ("assistant", "hi again"),
+    ]
+    usage = session.messages[2].usage
+    assert (usage.input, usage.output, usage.cache_read) == (8, 3, 4)
+    assert session.messages[2].api == "openai-responses"
+
+
+def test_llamafactory_value_parts():
+    (session,), problems = read("llamafactory_v1.jsonl")
+    assert problems == []
+    assert session.messages[0].text == "What is 3*4?"
+    assert (session.messages[1].reasoning, session.messages[1].text) == ("Multiply.", "12")
+    assert session.metadata["tools"] == [{"name": "calc"}]
+
+
+def test_bad_lines_reported_not_fatal():
+    sessions, problems = read("bad_lines.jsonl")
+    assert codes(problems) == [
+        (1, "unknown-role"),
+        (1, "unknown-block"),
+        (2, "malformed-json"),
+        (3, "unknown-record"),
+        (4, "unknown-record"),
+        (5, "orphan-result"),
+    ]
+    assert [s.key for s in sessions] == ["L1", "L5"]
+    assert [m.text for m in sessions[0].messages] == ["fine", "ok"]
+
+
+def test_duplicate_call_ids_renamed_and_linked():
+    (session,), problems = read("duplicate_ids.json")
+    assert codes(problems) == [(None, "duplicate-call-id")]
+    pairs = [(m.tool_calls[0].id if m.tool_calls else m.tool_call_id) for m in session.messages[1:]]
+    assert pairs == ["call_id", "call_id", "call_id~2", "call_id~2"]
+
+
+def test_harness_override():
+    (session,), _ = read("messages_array.json")
+    assert lines(write_checked(session, "sts", harness="my-agent"))[0]["harness"] == "my-agent"
+
+
+# -- streaming --------------------------------------------------------------------------------
+class CountingLines:
+    """A stream of JSONL lines that counts how many lines were taken from it."""
+
+    def __init__(self, records: list[bytes]) -> None:
+        self.lines = iter(records)
+        self.taken = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> bytes:
+        line = next(self.lines)
+        self.taken += 1
+        return line
+
+    def read(self) -> bytes:
+        return b"".join(self)
+
+
+@pytest.mark.parametrize("converter", [OpenAIConverter(), ShareGPTConverter()])
+def test_jsonl_streams_one_session_at_a_time(converter):
+    def records():
+        yield b'{"messages": [{"role": "user", "content": "first"}]}\n'
+        yield b'{"conversations": [{"from": "human", "value": "second"}]}\n'
+        for n in range(10_000):
+            yield b'{"messages": [{"role": "user", "content": "more %d"}]}\n' % n
+
+    stream = CountingLines(list(records()))
+    sessions = converter.read(stream, ReadContext(Problems(sink=None)))  # type: ignore[arg-type]
+    first = next(sessions)
+    assert first.messages[0].text == "first" and first.key == "L1"
+    assert stream.taken == 1
+    second = next(sessions)
+    assert second.messages[0].text == "second" and stream.taken == 2
+    assert sum(1 for _ in sessions) == 10_000
+
+
+def test_stdin_ids_derive_from_stdin():
+    problems = Problems(sink=None)
+    data = b'{"messages": [{"role": "user", "content": "a"}]}\n' * 2
+    sessions = list(OpenAIConverter().read(io.BytesIO(data), ReadContext(problems)))
+    assert [s.id for s in sessions] == ["stdin-L1", "stdin-L2"]
+
+
+# -- detection --------------------------------------------------------------------------------
+def test_sniff_cases():
+    openai, sharegpt = OpenAIConverter(), ShareGPTConverter()
+    for path in OPENAI.iterdir():
+        if path.name == "bad_lines.jsonl":
+            continue
+        peek = peek_file(path)
+        assert openai.sniff(peek) >= 0.6 > sharegpt.sniff(peek), path.name
+
+
+def test_detect_on_every_corpus_file():
+    corpus("openai")
+    openai, sharegpt = OpenAIConverter(), ShareGPTConverter()
+    expected = {"openai": "openai", "sharegpt": "sharegpt"}
+    for path in sorted(CORPUS.rglob("*.json*")):
+        folder = path.relative_to(CORPUS).parts[0]
+        peek = peek_file(path)
+        if folder in expected:
+            found = detect(peek)
+            assert found is not None and found.name == expected[folder], path
+        elif folder == "hermes":  # no Hermes converter: read as the chat data it is
+            assert max(openai.sniff(peek), sharegpt.sniff(peek)) >= 0.6, path
+        else:
+            assert openai.sniff(peek) == 0.0 and sharegpt.sniff(peek) == 0.0, path
+
+
+# -- corpus -----------------------------------------------------------------------------------
+def test_corpus_drone_finetune():
+    sessions, problems = read_sessions(
+        corpus("openai", "openai_finetune_jsonl_tools_drone_4records_prefix.jsonl"), "openai"
+    )
+    assert problems == []
+    assert [s.key for s in sessions] == ["L1", "L2", "L3", "L4"]
+    for session in sessions:
+        assert [m.role for m in session.messages] == ["system", "user", "assistant"]
+        assert len(session.metadata["tools"]) == 16
+        assert session.messages[2].text == ""  # no content key at all
+    calls = [s.messages[2].tool_calls[0] for s in sessions]
+    assert {c.id for c in calls} == {"call_id"}
+    assert [c.name for c in calls] == ["takeoff_drone", "takeoff_drone", "land_drone", "land_drone"]
+    assert [c.arguments for c in calls] == [
+        {"altitude": 100}, {"altitude": 100}, {"location": "current"}, {"location": "current"}
+    ]
+    assert sessions[2].messages[1].text == "Can you safely bring the drone down to the ground here?"
+    out = sts_messages(write_checked(sessions[3], "sts"))
+    assert out[2]["toolCalls"][0]["function"]["arguments"] == '{"location":"current"}'
+    write_checked(sessions[3], "pi")
+
+
+def test_corpus_llamafactory_images():
+    sessions, problems = read_sessions(
+        corpus("openai", "llamafactory_json_array_messages_with_images.json"), "openai"
+    )
+    assert problems == []
+    assert len(sessions) == 6
+    assert all([m.role for m in s.messages] == ["user", "assistant"] * 2 for s in sessions)
+    first = sessions[0].messages
+    assert [type(p).__name__ for p in first[0].content] == ["ImagePart", "TextPart"]
+    assert first[0].content[0].url == "mllm_demo_data/1.jpg" and first[0].text == "Who are they?"
+    assert [type(p).__name__ for p in first[2].content] == ["TextPart", "ImagePart"]
+    assert first[1].text == "They're Kane and Gretzka from Bayern Munich."
+    assert sessions[3].messages[1].text == "他们是拜仁慕尼黑的凯恩和格雷茨卡。"
+    for session in sessions:
+        write_checked(session, "sts")
+        write_checked(session, "pi")
+
+
+def test_corpus_litellm_payload():
+    (session,), problems = read_sessions(
+        corpus("openai", "litellm_standard_logging_payload_request_response_record.json"), "openai"
+    )
+    assert problems == []
+    assert session.id == "chatcmpl-2299b6a2-82a3-465a-b47c-04e685a2227f"
+    user, answer = session.messages
+    assert (user.role, user.text, user.timestamp) == ("user", "Hello, world!", 1737710446847)
+    assert (answer.text, answer.model, answer.provider) == ("hi", "gpt-4o", "openai")
+    assert (answer.timestamp, answer.stop_reason) == (1742855151000, "stop")
+    assert (answer.usage.input, answer.usage.output, answer.usage.total_tokens) == (10, 20, 30)
+    assert answer.tool_calls == []  # tool_calls: null
+    assert lines(write_checked(session, "sts"))[0]["usage"]["cost"] == 0.000225
+    write_checked(session, "pi")
+
+
+def test_corpus_hermes_export_read_as_openai():
+    sessions, problems = read_sessions(
+        corpus("hermes", "hermes_sessions_export_2sessions_prefix.jsonl"), "openai"
+    )
+    assert problems == []
+    assert [s.id for s in sessions] == ["20260219_201205_876b30", "20260219_200627_0bf46c"]
+    lone, second = sessions
+    assert [m.role for m in lone.messages] == ["system", "user"]
+    roles = [m.role for m in second.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "user"]
+    call = second.messages[2].tool_calls[0]
+    assert call.id == "toolu_bdrk_01TX67rXMKuA7ZSeuohykvxn"
+    assert second.messages[3].tool_call_id == call.id
+    assert second.messages[1].timestamp == 1771560403749
+    assert second.messages[2].model == "anthropic/claude-opus-4.6"
+    for session in sessions:
+        write_checked(session, "sts")
+        write_checked(session, "pi")
+
+
+def test_real_pi_loads_corpus_output():
+    sessions, _ = read_sessions(
+        corpus("openai", "openai_finetune_jsonl_tools_drone_4records_prefix.jsonl"), "openai"
+    )
+    litellm, _ = read_sessions(
+        corpus("openai", "litellm_standard_logging_payload_request_response_record.json"), "openai"
+    )
+    cases, _ = read("messages_array.json")
+    logs, _ = read("log_records.jsonl")
+    chosen = [sessions[2], litellm[0], cases[0], *logs]
+    views = pi_view(*(write_checked(s, "pi") for s in chosen))
+    for session, view in zip(chosen, views, strict=True):
+        branch = [e["message"] for e in view["branch"] if e["type"] == "message"]
+        ours = [m for m in session.messages if m.role != "system"]
+        assert [b["role"] for b in branch] == [
+            {"tool": "toolResult"}.get(m.role, m.role) for m in ours
+        ]
+        for mine, theirs in zip(ours, branch, strict=True):
+            texts = [b["text"] for b in theirs["content"] if b["type"] == "text"]
+            if mine.role == "assistant":
+                calls = [b["id"] for b in theirs["content"] if b["type"] == "toolCall"]
+                assert calls == [c.id for c in mine.tool_calls]
+                assert texts == [p.text for p in mine.content if type(p) is TextPart]
+            elif mine.role == "tool":
+                assert theirs["toolCallId"] == mine.tool_call_id
+                assert "".join(texts) == mine.text
+        assert len(view["leaves"]) == 1
+
+
+def test_sniff_big_document_head():
+    head = b'[{"messages": [{"role": "user", "content": "' + b"x" * 300_000
+    peek = Peek(head[:262_144], "big.json", complete=False)
+    assert OpenAIConverter().sniff(peek) == 0.6
+    assert ShareGPTConverter().sniff(peek) == 0.0
+
+
+def test_case_files_are_small():
+    assert all(p.stat().st_size < 8_000 for p in Path(OPENAI).iterdir())
