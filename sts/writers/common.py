@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
@@ -17,16 +18,24 @@ RESERVED_HEADER_KEYS = frozenset(
 
 
 def dump_line(obj: Any) -> bytes:
-    """One JSON line (with its newline). Lone surrogates, which orjson refuses, become U+FFFD."""
+    """One JSON line (with its newline). Lone surrogates, which orjson refuses, become U+FFFD.
+
+    Values nested deeper than orjson writes (255 levels) go through the standard library.
+    """
     try:
         return orjson.dumps(obj, option=_OPTIONS)
     except orjson.JSONEncodeError:
+        pass
+    try:
         return orjson.dumps(_clean(obj), option=_OPTIONS)
+    except (orjson.JSONEncodeError, RecursionError):
+        return (dumps_deep(obj) + "\n").encode("utf-8")
 
 
-def write_lines(out: BinaryIO, lines: list[bytes]) -> None:
-    """Write the lines in one call."""
-    out.write(b"".join(lines))
+def dumps_deep(value: Any) -> str:
+    """Compact JSON text of `value` by the standard library (deeper nesting than orjson), with
+    lone surrogates replaced by U+FFFD."""
+    return clean_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def _clean(obj: Any) -> Any:

@@ -28,7 +28,6 @@ from sts.writers.common import (
     iso_from_ms,
     placeholder,
     session_start,
-    write_lines,
 )
 
 DEFAULT_HARNESS = "pi"
@@ -50,7 +49,9 @@ STOP_REASON_ALIASES = {
 
 def write_pi(session: Session, out: BinaryIO, harness: str | None = None) -> None:
     """Write `session` to `out` as a Pi v3 session. `harness` overrides the session's own."""
-    write_lines(out, list(PiEntries(session, harness).lines()))
+    write = out.write
+    for line in PiEntries(session, harness).lines():
+        write(line)
 
 
 class PiEntries:

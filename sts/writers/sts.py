@@ -14,18 +14,17 @@ from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
 from sts.model import ImagePart, MediaPart, Message, Session, TextPart
-from sts.writers.common import dump_line, header_metadata, placeholder, write_lines
+from sts.writers.common import dump_line, header_metadata, placeholder
 
 DEFAULT_HARNESS = "unknown"
 
 
 def write_sts(session: Session, out: BinaryIO, harness: str | None = None) -> None:
     """Write `session` to `out` as STS. `harness` overrides the session's own harness id."""
-    lines = [dump_line(sts_header(session, harness))]
-    lines.extend(
-        dump_line({"type": "message", "message": sts_message(m)}) for m in session.messages
-    )
-    write_lines(out, lines)
+    write = out.write
+    write(dump_line(sts_header(session, harness)))
+    for message in session.messages:
+        write(dump_line({"type": "message", "message": sts_message(message)}))
 
 
 def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:
