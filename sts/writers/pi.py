@@ -11,6 +11,8 @@ is the leaf. Documented choices where the session does not say:
 - system messages: a compaction becomes a ``compaction`` entry, a branch summary a
   ``branch_summary`` entry, anything else a displayed ``custom_message`` whose ``customType`` is
   ``system`` (pi before 1.x has no system role; on resume pi shows it to the model as user text);
+- a user message of kind ``custom`` (pi's own extension messages) is written back as a
+  ``custom_message`` entry with its ``customType``;
 - images without inline data and other media become text placeholders;
 - entry ids are the source's message ids when unique, else ``00000001``, ``00000002``, ...;
 - an entry's ISO ``timestamp`` is its message's time, else the latest earlier known time.
@@ -116,6 +118,12 @@ class PiEntries:
         if role == "tool":
             return self.entry("message", message, {"message": self.tool_result(message)})
         if role == "user":
+            if message.kind == "custom":
+                return self.entry("custom_message", message, {
+                    "customType": message.extras.get("custom_type", "custom"),
+                    "content": user_blocks(message),
+                    "display": True,
+                })
             body: dict[str, Any] = {"role": "user", "content": user_blocks(message)}
             if message.timestamp is not None:
                 body["timestamp"] = message.timestamp

@@ -1,0 +1,311 @@
+"""One Pi entry → at most one `Message` (``shared/formats/pi.md`` §2, §3, §6).
+
+Choices (documented in the package docstring too):
+
+- ``user`` / ``assistant`` / ``toolResult`` map to user / assistant / tool;
+- ``bashExecution`` (a user's ``!cmd``) → a user message with pi's own rendering
+  (``bashExecutionToText``), kind ``bash``; kept even with ``excludeFromContext`` (the user ran
+  it, pi shows it), which is recorded in extras;
+- ``custom`` / v2 ``hookMessage`` messages and ``custom_message`` entries → user, kind
+  ``custom``, extras ``custom_type``;
+- ``system`` (pi 1.x) → system, kind ``system_prompt`` (its content, else its sections joined);
+- ``compaction`` / ``compactionSummary`` → system, kind ``compaction``; ``branch_summary`` /
+  ``branchSummary`` → system, kind ``branch_summary`` (empty summaries are dropped, as pi does);
+- an ``error``/``aborted`` assistant with no text, reasoning or tool call is dropped (pi hides
+  it from the model and it says nothing); one with partial content is kept as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from sts.arguments import parse_arguments
+from sts.lines import clean_text
+from sts.model import ImagePart, Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from sts.problems import Problems
+from sts.timestamps import to_ms
+
+Entry = dict[str, Any]
+
+# Entries that carry no message and that we leave out on purpose (pi.md §2 table).
+SILENT_ENTRIES = frozenset(("label", "custom", "session_info", "usage", "context_edit"))
+EMPTY_TURN_REASONS = frozenset(("error", "aborted"))
+
+
+class ModelState(NamedTuple):
+    """The model in force at a point of the path (from the header, model_change, assistants)."""
+
+    provider: str | None = None
+    model: str | None = None
+    api: str | None = None
+    thinking_level: str | None = None
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str and value else None
+
+
+def message_time(message: Entry, entry: Entry) -> int | None:
+    """``message.timestamp`` (epoch ms, taken as is), else the entry's ISO timestamp."""
+    value = message.get("timestamp")
+    kind = type(value)
+    if (kind is int or kind is float) and value == value:
+        return int(value)
+    if kind is str:
+        found = to_ms(value)
+        if found is not None:
+            return found
+    return to_ms(entry.get("timestamp"))
+
+
+class EntryReader:
+    """Converts the entries of one file; reports problems against their line numbers."""
+
+    def __init__(self, problems: Problems) -> None:
+        self.problems = problems
+
+    # content ---------------------------------------------------------------------------------
+
+    def plain_blocks(self, content: Any, lineno: int) -> list[Part]:
+        """Text and image parts of a user / toolResult / custom content (string or blocks)."""
+        if type(content) is str:
+            return [TextPart(content)]
+        if content is None:
+            return []
+        if type(content) is not list:
+            self.problems.error(lineno, "bad-content", "content is neither text nor blocks")
+            return []
+        parts: list[Part] = []
+        for block in content:
+            kind = block.get("type") if type(block) is dict else None
+            if kind == "text":
+                parts.append(TextPart(_text(block.get("text"))))
+            elif kind == "image":
+                parts.append(ImagePart(_str(block.get("mimeType")), _str(block.get("data"))))
+            else:
+                self.problems.error(lineno, "unknown-block", f"content block {kind!r} skipped")
+        return parts
+
+    def assistant_blocks(self, content: Any, lineno: int) -> tuple[list[Part], list[ToolCall]]:
+        """Text/thinking parts in order, and the tool calls, of an assistant content array."""
+        if type(content) is str:  # never written by pi, tolerated
+            return [TextPart(content)], []
+        parts: list[Part] = []
+        calls: list[ToolCall] = []
+        if content is None:
+            return parts, calls
+        if type(content) is not list:
+            self.problems.error(lineno, "bad-content", "assistant content is not an array")
+            return parts, calls
+        for block in content:
+            kind = block.get("type") if type(block) is dict else None
+            if kind == "text":
+                parts.append(TextPart(_text(block.get("text"))))
+            elif kind == "thinking":
+                signature = block.get("thinkingSignature")
+                parts.append(
+                    ThinkingPart(
+                        _text(block.get("thinking")),
+                        signature if type(signature) is str else None,
+                        block.get("redacted") is True,
+                    )
+                )
+            elif kind == "toolCall":
+                calls.append(self.tool_call(block, lineno))
+            elif kind == "image":
+                parts.append(ImagePart(_str(block.get("mimeType")), _str(block.get("data"))))
+            else:
+                self.problems.error(lineno, "unknown-block", f"assistant block {kind!r} skipped")
+        return parts, calls
+
+    def tool_call(self, block: Entry, lineno: int) -> ToolCall:
+        call_id = block.get("id")
+        if type(call_id) is not str or not call_id:
+            self.problems.warning(lineno, "no-call-id", "toolCall without an id")
+            call_id = "" if call_id is None else str(call_id)
+        arguments, raw = parse_arguments(block.get("arguments"))
+        call = ToolCall(call_id, _text(block.get("name")), arguments, raw)
+        signature = block.get("thoughtSignature")
+        if type(signature) is str:
+            call.extras["thought_signature"] = signature
+        return call
+
+    # roles -----------------------------------------------------------------------------------
+
+    def message(
+        self, entry: Entry, lineno: int, state: ModelState, message_id: str | None
+    ) -> tuple[Message | None, ModelState]:
+        """The Message of a ``message`` entry (None when left out) and the state after it."""
+        body = entry.get("message")
+        if type(body) is not dict:
+            self.problems.error(lineno, "bad-message", "message entry without a message object")
+            return None, state
+        role = body.get("role")
+        result: Message | None
+        if role == "assistant":
+            result, state = self.assistant(body, lineno, state)
+        elif role == "user":
+            result = Message("user", self.plain_blocks(body.get("content"), lineno))
+        elif role == "toolResult":
+            result = self.tool_result(body, lineno)
+        elif role == "bashExecution":
+            result = bash_message(body)
+        elif role in ("custom", "hookMessage"):
+            result = self.custom(body, lineno)
+        elif role == "system":
+            result = self.system(body, lineno)
+        elif role == "compactionSummary":
+            result = summary_message("compaction", body.get("summary"))
+            if result is not None and type(body.get("tokensBefore")) is int:
+                result.extras["tokens_before"] = body["tokensBefore"]
+        elif role == "branchSummary":
+            result = summary_message("branch_summary", body.get("summary"))
+            if result is not None and type(body.get("fromId")) is str:
+                result.extras["from_id"] = body["fromId"]
+        else:
+            self.problems.error(lineno, "unknown-role", f"unknown message role {role!r} skipped")
+            return None, state
+        if result is not None:
+            result.id = message_id
+            result.timestamp = message_time(body, entry)
+        return result, state
+
+    def assistant(
+        self, body: Entry, lineno: int, state: ModelState
+    ) -> tuple[Message | None, ModelState]:
+        parts, calls = self.assistant_blocks(body.get("content"), lineno)
+        provider = _str(body.get("provider"))
+        model = _str(body.get("model"))
+        api = _str(body.get("api"))
+        if model is not None or provider is not None:
+            state = state._replace(provider=provider, model=model, api=api)
+        message = Message(
+            "assistant",
+            parts,
+            calls,
+            model=model or state.model,
+            provider=provider or state.provider,
+            api=api or state.api,
+            usage=pi_usage(body.get("usage")),
+            stop_reason=_str(body.get("stopReason")),
+            error_message=_str(body.get("errorMessage")),
+        )
+        if state.thinking_level is not None:
+            message.extras["thinking_level"] = state.thinking_level
+        if message.stop_reason in EMPTY_TURN_REASONS and is_empty(message):
+            return None, state
+        return message, state
+
+    def tool_result(self, body: Entry, lineno: int) -> Message:
+        call_id = body.get("toolCallId")
+        if type(call_id) is not str:
+            self.problems.warning(lineno, "no-call-id", "toolResult without a toolCallId")
+        return Message(
+            "tool",
+            self.plain_blocks(body.get("content"), lineno),
+            tool_call_id=call_id if type(call_id) is str else None,
+            tool_name=_str(body.get("toolName")),
+            is_error=body.get("isError") is True,
+        )
+
+    def custom(self, body: Entry, lineno: int) -> Message:
+        message = Message("user", self.plain_blocks(body.get("content"), lineno), kind="custom")
+        custom_type = body.get("customType")
+        if type(custom_type) is str:
+            message.extras["custom_type"] = custom_type
+        return message
+
+    def custom_entry(self, entry: Entry, lineno: int, message_id: str | None) -> Message:
+        """A ``custom_message`` entry: extension text that reached the model as a user turn."""
+        message = self.custom(entry, lineno)
+        message.id = message_id
+        message.timestamp = to_ms(entry.get("timestamp"))
+        return message
+
+    def system(self, body: Entry, lineno: int) -> Message | None:
+        text = "\n\n".join(
+            p.text for p in self.plain_blocks(body.get("content"), lineno) if type(p) is TextPart
+        )
+        if not text.strip():
+            sections = body.get("sections")
+            if type(sections) is dict:
+                text = "\n\n".join(v for v in sections.values() if type(v) is str and v)
+        if not text:
+            return None
+        return Message("system", [TextPart(text)], kind="system_prompt")
+
+
+def summary_message(kind: str, summary: Any) -> Message | None:
+    """A compaction or branch summary as a system message (None when the summary is empty)."""
+    if type(summary) is not str or not summary:
+        return None
+    return Message("system", [TextPart(summary)], kind=kind)
+
+
+def bash_message(body: Entry) -> Message:
+    """A user's ``!command`` rendered exactly as pi shows it to the model."""
+    command = body.get("command")
+    output = body.get("output")
+    text = f"Ran `{command if command is not None else 'undefined'}`\n"
+    text += f"```\n{output}\n```" if output else "(no output)"
+    exit_code = body.get("exitCode")
+    if body.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif exit_code is not None and exit_code != 0:
+        text += f"\n\nCommand exited with code {exit_code}"
+    path = body.get("fullOutputPath")
+    if body.get("truncated") and path:
+        text += f"\n\n[Output truncated. Full output: {path}]"
+    message = Message("user", [TextPart(clean_text(text))], kind="bash")
+    message.extras["command"] = command
+    if exit_code is not None:
+        message.extras["exit_code"] = exit_code
+    if body.get("excludeFromContext"):
+        message.extras["exclude_from_context"] = True
+    return message
+
+
+def pi_usage(value: Any) -> Usage | None:
+    """A Usage from pi's usage object (costs in USD); None when there is none."""
+    if type(value) is not dict:
+        return None
+    cost = value.get("cost")
+    cost = cost if type(cost) is dict else {}
+    total = value.get("totalTokens")
+    return Usage(
+        input=_int(value.get("input")),
+        output=_int(value.get("output")),
+        cache_read=_int(value.get("cacheRead")),
+        cache_write=_int(value.get("cacheWrite")),
+        total_tokens=total if type(total) is int else None,
+        cost_input=_num(cost.get("input")),
+        cost_output=_num(cost.get("output")),
+        cost_cache_read=_num(cost.get("cacheRead")),
+        cost_cache_write=_num(cost.get("cacheWrite")),
+        cost_total=_num(cost.get("total")),
+    )
+
+
+def is_empty(message: Message) -> bool:
+    """True when an assistant message has no text, no readable reasoning and no tool call."""
+    if message.tool_calls:
+        return False
+    for part in message.content:
+        if type(part) is ThinkingPart:
+            if part.text and not part.redacted:
+                return False
+        elif type(part) is not TextPart or part.text:
+            return False
+    return True
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else ""
+
+
+def _int(value: Any) -> int:
+    return int(value) if type(value) in (int, float) and value == value else 0
+
+
+def _num(value: Any) -> float | None:
+    return value if type(value) in (int, float) else None

@@ -1,0 +1,465 @@
+"""The Pi reader: hand-written cases (one quirk each), pi's own view as the oracle, the corpus."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from sts.converters.base import Peek, ReadContext
+from sts.converters.pi import PiConverter
+from sts.converters.sts import StsConverter
+from sts.model import ImagePart, Session, ThinkingPart
+from sts.problems import Problems
+from tests.pi_compare import expected, ours
+from tests.support import (
+    CASES,
+    SAMPLES,
+    corpus,
+    pi_view,
+    sts_messages,
+    write_checked,
+)
+
+
+def read_sessions(path: Path, fmt: str = "pi", **options) -> tuple[list[Session], list]:
+    """Read with PiConverter itself (not the registry), so this file tests the reader alone."""
+    assert fmt == "pi"
+    found: list = []
+    problems = Problems(str(path), "skip", found.append)
+    context = ReadContext(problems, path, {"subagents": True, **options})
+    return list(PiConverter().read(io.BytesIO(path.read_bytes()), context)), found
+
+PI_CASES = CASES / "pi"
+CASE_FILES = sorted(PI_CASES.glob("*.jsonl"))
+PI_SAMPLES = [SAMPLES / "pi-v3-session.jsonl", SAMPLES / "pi-v1-session.jsonl"]
+CORPUS_FILES = (
+    "v1-before-compaction-thinking-bash.jsonl",
+    "v1-compaction-images-malformed-line.jsonl",
+    "v1-large-session-aborted-error.jsonl",
+    "v3-branching-compaction-unknown-entry-fixture.jsonl",
+    "v3-real-pi0.74-fixture-provider-two-compactions.jsonl",
+)
+
+
+def read_one(path: Path, **options) -> tuple[Session, list]:
+    sessions, problems = read_sessions(path, "pi", **options)
+    assert len(sessions) == 1
+    return sessions[0], problems
+
+
+def case(name: str, **options) -> tuple[Session, list]:
+    return read_one(PI_CASES / f"{name}.jsonl", **options)
+
+
+def codes(problems) -> list[tuple[int | None, str]]:
+    return [(p.line, p.code) for p in problems]
+
+
+def texts(session: Session) -> list[tuple[str, str]]:
+    return [(m.role, m.text) for m in session.messages]
+
+
+# snapshots: every case x both targets ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["sts", "pi"])
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.stem)
+def test_case_snapshot(path: Path, target: str, snapshot_jsonl) -> None:
+    sessions, _ = read_sessions(path, "pi")
+    assert len(sessions) == 1
+    assert write_checked(sessions[0], target) == snapshot_jsonl
+
+
+# the tree and the leaf ------------------------------------------------------------------------
+
+
+def test_label_leaf_on_older_branch_picks_that_branch() -> None:
+    session, problems = case("branch-label-leaf")
+    assert texts(session) == [
+        ("user", "Name a colour."), ("assistant", "Blue."),
+        ("user", "Another one?"), ("assistant", "Green."),
+    ]
+    assert [m.id for m in session.messages] == ["u1", "a1", "u2", "a2"]
+    assert codes(problems) == [(None, "other-branches")]
+
+
+def test_all_branches_yields_the_other_leaf_after_main() -> None:
+    sessions, problems = read_sessions(PI_CASES / "branch-label-leaf.jsonl", "pi",
+                                       all_branches=True)
+    main, other = sessions
+    assert (main.key, other.key) == ("main", "branch-a3")
+    assert other.id == "case-branch-label-leaf.branch-a3"
+    assert other.metadata == {"mainSession": "case-branch-label-leaf", "leafId": "a3"}
+    assert texts(other) == [
+        ("user", "Name a colour."), ("assistant", "Blue."),
+        ("user", "Name a fruit instead."), ("assistant", "Apple."),
+    ]
+    assert problems == []
+
+
+def test_all_branches_on_a_linear_file_keeps_one_session_without_key() -> None:
+    sessions, _ = read_sessions(PI_CASES / "compaction.jsonl", "pi", all_branches=True)
+    assert len(sessions) == 1 and sessions[0].key is None
+
+
+def test_several_roots_and_a_missing_parent() -> None:
+    session, problems = case("several-roots")
+    assert codes(problems) == [(None, "other-branches")]
+    assert texts(session) == [
+        ("user", "My parent is missing, so I am a root."),
+        ("assistant", "Answer under the missing parent."),
+    ]
+    sessions, _ = read_sessions(PI_CASES / "several-roots.jsonl", "pi", all_branches=True)
+    assert [s.key for s in sessions] == ["main", "branch-a1", "branch-a2"]
+    assert [m.text for m in sessions[2].messages] == [
+        "Second root question.", "Second root answer."
+    ]
+
+
+def test_malformed_line_is_skipped_and_breaks_the_chain_as_in_pi() -> None:
+    session, problems = case("malformed-line")
+    assert (3, "malformed-json") in codes(problems)
+    # a1 is unreadable, so u2's parent is missing: u2 is a root, as pi sees it
+    assert texts(session) == [("user", "Are you there?"), ("assistant", "Yes.")]
+
+
+def test_glued_line_is_dropped_whole_not_split() -> None:
+    session, problems = case("glued-line")
+    assert codes(problems) == [(4, "malformed-json")]
+    assert texts(session) == [("user", "Fix the typo."), ("assistant", "Fixed.")]
+
+
+def test_unknown_entry_role_and_blocks_are_reported_and_skipped() -> None:
+    session, problems = case("unknown-entry")
+    assert codes(problems) == [
+        (2, "unknown-block"), (3, "unknown-record"), (4, "unknown-role"), (5, "unknown-block"),
+    ]
+    assert texts(session) == [
+        ("user", "Summarise the log."), ("assistant", "The log shows two restarts."),
+    ]
+
+
+# compaction -----------------------------------------------------------------------------------
+
+
+def test_compaction_keeps_everything_once_in_place() -> None:
+    session, problems = case("compaction")
+    assert problems == []
+    assert [(m.role, m.kind, m.id) for m in session.messages] == [
+        ("user", None, "u1"), ("assistant", None, "a1"), ("user", None, "u2"),
+        ("assistant", None, "a2"), ("system", "compaction", "c1"), ("user", None, "u3"),
+        ("assistant", None, "a3"), ("system", "compaction", "c2"), ("user", None, "u4"),
+    ]
+    first, second = session.messages[4], session.messages[7]
+    assert first.text == "Steps one and two are done."
+    assert first.extras == {"tokens_before": 4200, "first_kept_id": "u2"}
+    # firstKeptEntryId names the root model_change: the first message after it is u1
+    assert second.extras == {"tokens_before": 5100, "first_kept_id": "u1"}
+
+
+def test_v1_compaction_index_counts_the_header() -> None:
+    session, problems = case("v1-compaction")
+    assert problems == []
+    compaction = next(m for m in session.messages if m.kind == "compaction")
+    # index 3 is the thinking_level_change; the first message at or after it is entry 4
+    assert compaction.extras == {"tokens_before": 900, "first_kept_id": "00000004"}
+    assert next(m for m in session.messages if m.id == "00000004").text == "Now read b.txt."
+    assert [m.id for m in session.messages] == [
+        "00000001", "00000002", "00000004", "00000005", "00000006", "00000008", "00000009",
+    ]
+
+
+def test_v1_header_model_and_changes_fill_assistants_without_one() -> None:
+    session, _ = case("v1-header-model")
+    first, second = [m for m in session.messages if m.role == "assistant"]
+    assert (first.provider, first.model, first.extras) == (
+        "anthropic", "claude-sonnet-4-5", {"thinking_level": "off"}
+    )
+    assert (second.provider, second.model, second.extras) == (
+        "openai", "gpt-5.1-codex", {"thinking_level": "medium"}
+    )
+    assert session.metadata["branchedFrom"].endswith("_old.jsonl")
+    assert session.source_version == "1"
+    # no message timestamp: the entry's ISO time
+    assert session.messages[0].timestamp == 1763625601000
+
+
+def test_v1_own_model_wins_over_header_and_level_changes() -> None:
+    session, _ = case("v1-compaction")
+    assistants = [m for m in session.messages if m.role == "assistant"]
+    assert [(m.model, m.extras.get("thinking_level")) for m in assistants] == [
+        ("claude-sonnet-4-5", "low"), ("claude-opus-4-5", "high"), ("gpt-5", "high"),
+    ]
+
+
+# roles ----------------------------------------------------------------------------------------
+
+
+def test_bash_execution_is_pis_own_rendering() -> None:
+    session, _ = case("bash-execution")
+    assert [m.kind for m in session.messages] == ["bash"] * 5 + [None]
+    assert [m.text for m in session.messages[:5]] == [
+        "Ran `ls`\n```\na.txt\nb.txt\n```",
+        "Ran `cat missing.txt`\n```\ncat: missing.txt: No such file or directory\n```"
+        "\n\nCommand exited with code 1",
+        "Ran `true`\n(no output)",
+        "Ran `sleep 100`\n(no output)\n\n(command cancelled)",
+        "Ran `seq 100000`\n```\n99999\n100000\n```"
+        "\n\n[Output truncated. Full output: /tmp/pi-bash-1a2b.log]",
+    ]
+    # `!!cmd` (excludeFromContext) is kept in the transcript and marked
+    assert session.messages[2].extras == {
+        "command": "true", "exit_code": 0, "exclude_from_context": True
+    }
+
+
+def test_v2_hook_message_is_a_custom_user_message() -> None:
+    session, _ = case("v2-hook-message")
+    hook = session.messages[1]
+    assert (hook.role, hook.kind, hook.text, hook.extras) == (
+        "user", "custom", "Reminder: deploys are frozen until Monday.",
+        {"custom_type": "deploy-guard"},
+    )
+    assert session.source_version == "2"
+
+
+def test_custom_message_with_image_keeps_text_and_image() -> None:
+    session, problems = case("custom-message-image")
+    assert problems == []
+    user, custom, todo, _ = session.messages
+    assert [type(p) for p in user.content][1] is ImagePart
+    assert custom.kind == "custom" and custom.extras == {"custom_type": "screenshot"}
+    assert custom.text == "Screenshot taken by the screen extension."
+    image = custom.content[1]
+    assert isinstance(image, ImagePart) and image.media_type == "image/png"
+    assert custom.timestamp == 1769940002000  # the entry's ISO time
+    assert (todo.kind, todo.text, todo.extras) == (
+        "custom", "Open todos: none.", {"custom_type": "todo"}
+    )
+    sts = sts_messages(write_checked(session, "sts"))
+    assert sts[1]["content"] == (
+        "Screenshot taken by the screen extension.\n\n[image: image/png, 70 B]"
+    )
+
+
+def test_redacted_and_empty_thinking_are_kept_but_not_shown() -> None:
+    session, _ = case("redacted-thinking")
+    answer = session.messages[1]
+    assert [type(p) for p in answer.content] == [ThinkingPart] * 3 + [type(answer.content[3])]
+    redacted, empty, real = answer.content[:3]
+    assert redacted.redacted and redacted.signature == "EmwKAhgBEgy3dXJlZGFjdGVkX3RoaW5raW5n"
+    assert (empty.text, empty.signature) == ("", "ErUBCkYIBRgCIkDx")
+    assert answer.reasoning == real.text
+    assert sts_messages(write_checked(session, "sts"))[1] == {
+        "role": "assistant", "content": "Yes, 97 is prime.",
+        "reasoningContent": "Check divisors up to 9: 2, 3, 5, 7 do not divide 97.",
+        "timestamp": 1769940002000, "model": "claude-opus-4-5",
+    }
+
+
+def test_empty_aborted_turns_are_dropped_partial_ones_kept() -> None:
+    session, problems = case("aborted-assistant")
+    assert problems == []
+    assert [m.id for m in session.messages] == ["u1", "a2", "u2", "a4"]
+    partial = session.messages[1]
+    assert (partial.text, partial.stop_reason, partial.error_message) == (
+        "Morning light on", "aborted", "Request was aborted."
+    )
+
+
+def test_orphan_calls_and_results_are_kept_never_invented() -> None:
+    session, problems = case("orphan-tool-call")
+    assert problems == []
+    turn, result = session.messages[1], session.messages[2]
+    assert [c.id for c in turn.tool_calls] == ["call_tests", "call_lint"]
+    assert turn.tool_calls[1].arguments == {"command": "ruff check"}  # JSON text parsed
+    assert (turn.stop_reason, turn.error_message) == ("error", "terminated")
+    assert (result.role, result.tool_call_id, result.tool_name) == (
+        "tool", "call_elsewhere", "bash"
+    )
+    assert sum(1 for m in session.messages if m.role == "tool") == 1
+
+
+def test_system_role_and_summary_roles() -> None:
+    session, _ = case("system-role")
+    prompt, _, _, branch, compaction = session.messages
+    assert (prompt.role, prompt.kind) == ("system", "system_prompt")
+    assert prompt.text == (
+        "You are pi, a coding agent.\n\nread, bash, edit, write\n\nCurrent directory: /work/demo"
+    )
+    assert (branch.kind, branch.text, branch.extras) == (
+        "branch_summary", "Tried a longer greeting first.", {"from_id": "zz"}
+    )
+    assert (compaction.kind, compaction.extras) == ("compaction", {"tokens_before": 12})
+
+
+def test_session_name_latest_session_info_in_file_order_on_any_branch() -> None:
+    session, _ = case("session-info-rename")
+    assert session.name == "Lyon by train"  # s2 sits off the active branch, and is trimmed
+    cleared, _ = case("session-info-clear")
+    assert cleared.name is None
+
+
+def test_header_fields() -> None:
+    session, _ = read_one(SAMPLES / "pi-v3-session.jsonl")
+    assert (session.id, session.cwd, session.started_at, session.source_format) == (
+        "0d1c6e52-8b7a-4c1e-9f3a-52b0e7d41a96", "/home/ana/projects/weather", 1772442845112, "pi"
+    )
+    assert (session.harness, session.source_version, session.name) == (
+        "pi", "3", "Fix the flaky forecast test"
+    )
+
+
+def test_sample_v3_details() -> None:
+    session, problems = read_one(SAMPLES / "pi-v3-session.jsonl")
+    assert codes(problems) == [(None, "other-branches")]
+    kinds = [(m.role, m.kind) for m in session.messages]
+    assert kinds == [
+        ("user", None), ("assistant", None), ("tool", None), ("assistant", None), ("tool", None),
+        ("system", "branch_summary"), ("system", "compaction"), ("user", None),
+        ("assistant", None), ("tool", None), ("assistant", None),
+    ]
+    compaction = session.messages[6]
+    assert compaction.extras == {"tokens_before": 5518, "first_kept_id": "4d5e6f70"}
+    assert session.messages[5].extras == {"from_id": "708192a3"}
+    failed = session.messages[4]
+    assert failed.is_error and failed.text.endswith("Command exited with code 1")
+    first = session.messages[1]
+    assert first.reasoning.startswith("A flaky test usually")
+    assert first.usage.cost_total == 0.01701 and first.usage.cache_write == 2304
+    edit = session.messages[8]
+    assert (edit.model, edit.provider, edit.api) == ("gpt-5", "openai", "openai-responses")
+    assert edit.extras == {"thinking_level": "medium"}
+    assert edit.reasoning is None and edit.content[0].signature.startswith('{"type":"reasoning"')
+    assert edit.tool_calls[0].id == "call_Vb81sK2mQe4R|fc_68c1f0a3c9d48190"
+    assert edit.tool_calls[0].arguments["newText"] == "forecast(3)"
+
+
+# sniffing -------------------------------------------------------------------------------------
+
+
+def sniff_both(path: Path) -> tuple[float, float]:
+    data = path.read_bytes()
+    peek = Peek(data, path.name, complete=True)
+    return PiConverter().sniff(peek), StsConverter().sniff(peek)
+
+
+@pytest.mark.parametrize("path", [*PI_SAMPLES, *CASE_FILES], ids=lambda p: p.stem)
+def test_sniff_prefers_pi_for_pi_files(path: Path) -> None:
+    pi, sts = sniff_both(path)
+    assert pi >= 0.9 and pi > sts
+
+
+def test_sniff_beats_sts_on_pi_with_harness_and_leaves_sts_alone() -> None:
+    ours_pi = write_checked(read_one(SAMPLES / "pi-v3-session.jsonl")[0], "pi")
+    peek = Peek(ours_pi, "x.jsonl", complete=True)
+    assert PiConverter().sniff(peek) > StsConverter().sniff(peek)
+    pi, sts = sniff_both(SAMPLES / "hello.sts.jsonl")
+    assert sts > pi and pi <= 0.1
+
+
+# the real pi as oracle for the reader ---------------------------------------------------------
+
+
+def pi_inputs() -> list[Path]:
+    return [*PI_SAMPLES, *CASE_FILES]
+
+
+@pytest.mark.parametrize("path", pi_inputs(), ids=lambda p: p.stem)
+def test_reader_matches_pis_own_branch(path: Path) -> None:
+    check_against_pi(path)
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_reader_matches_pis_own_branch_on_corpus(name: str) -> None:
+    check_against_pi(corpus("pi", name))
+
+
+def check_against_pi(path: Path) -> None:
+    session, _ = read_one(path)
+    (view,) = pi_view(path)
+    v1 = session.source_version == "1"  # pi gives v1 entries new random ids
+    want = expected(view["branch"], with_id=not v1)
+    got = [ours(m, with_id=not v1) for m in session.messages]
+    assert len(got) == len(want)
+    for index, (mine, theirs) in enumerate(zip(got, want, strict=True)):
+        assert mine == theirs, f"message {index}"
+    assert session.name == view["name"]
+    assert session.id == view["header"]["id"]
+
+
+# corpus facts (counted by reading the files) --------------------------------------------------
+
+
+def roles(session: Session) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for m in session.messages:
+        key = m.role if m.kind is None else f"{m.role}:{m.kind}"
+        found[key] = found.get(key, 0) + 1
+    return found
+
+
+def test_corpus_v1_before_compaction() -> None:
+    session, problems = read_one(corpus("pi", CORPUS_FILES[0]))
+    assert problems == []
+    # 484 assistants in the file, 13 of them aborted with empty content
+    assert roles(session) == {
+        "user": 55, "assistant": 471, "tool": 448, "system:compaction": 2, "user:bash": 3
+    }
+    compactions = [m for m in session.messages if m.kind == "compaction"]
+    assert [c.extras["tokens_before"] for c in compactions] == [175004, 185014]
+    assert session.metadata["branchedFrom"].endswith("d97339c6-6c10-4827-846b-9ff1d9c3dc37.jsonl")
+    last = session.messages[-1]  # a `!find .` the user ran; the leaf is a thinking_level_change
+    assert (last.kind, last.text.splitlines()[0]) == ("bash", "Ran `find .`")
+
+
+def test_corpus_v1_malformed_last_line() -> None:
+    session, problems = read_one(corpus("pi", CORPUS_FILES[1]))
+    assert codes(problems) == [(1013, "malformed-json")]
+    assert roles(session) == {
+        "user": 77, "assistant": 497, "tool": 429, "user:bash": 1, "system:compaction": 1
+    }
+    images = [p for m in session.messages for p in m.content if isinstance(p, ImagePart)]
+    assert len(images) == 3 and {i.media_type for i in images} == {"image/png"}
+    first_call = session.messages[1].tool_calls[0]
+    assert first_call.id == "toolu_014CTWreQeKBDxBSHXdfkYo3"
+    assert first_call.arguments == {
+        "command": "cd /Users/badlogic/workspaces/pi-mono && gh issue view 288 --comments"
+    }
+
+
+def test_corpus_v1_large_session() -> None:
+    session, problems = read_one(corpus("pi", CORPUS_FILES[2]))
+    assert problems == []
+    assert roles(session) == {"user": 88, "assistant": 439, "tool": 373}
+    terminated = [m for m in session.messages if m.error_message == "terminated"]
+    assert len(terminated) == 1 and len(terminated[0].tool_calls) == 16
+    assert session.messages[0].text == "/mode"
+    # the first assistant (an empty aborted gpt-5.1-codex turn) is dropped; the next one runs
+    # after a model_change to claude-sonnet-4-5 and names its own model
+    assert session.messages[1].text.startswith("read packages/coding-agent/docs/theme.md")
+    assert session.messages[2].model == "claude-sonnet-4-5"
+
+
+def test_corpus_v3_fixture_unknown_leaf() -> None:
+    session, problems = read_one(corpus("pi", CORPUS_FILES[3]))
+    assert codes(problems) == [(9, "unknown-record"), (None, "other-branches")]
+    assert [(m.role, m.id) for m in session.messages] == [("user", "e1"), ("assistant", "e7")]
+    assert session.messages[1].tool_calls[0].id == "call-2"
+    assert session.messages[0].timestamp == 1  # tiny fixture times taken as ms, as pi does
+
+
+def test_corpus_v3_real_capture_two_compactions() -> None:
+    session, problems = read_one(corpus("pi", CORPUS_FILES[4]))
+    assert problems == []
+    assert [(m.role, m.kind) for m in session.messages] == [
+        ("user", None), ("assistant", None), ("system", "compaction"),
+        ("user", None), ("assistant", None), ("system", "compaction"),
+    ]
+    # both keep from the root model_change: the first message after it is the first user turn
+    assert session.messages[2].extras == {"tokens_before": 19, "first_kept_id": "30c6a75f"}
+    assert session.messages[5].extras["first_kept_id"] == "30c6a75f"
+    assert session.messages[-2].text == "hello.py prints a fixture greeting."
+    assert session.messages[1].provider == "pi-fixture"
