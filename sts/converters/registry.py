@@ -10,6 +10,7 @@ question (an unknown ``--from`` name, or no built-in sure of the input): importi
 from __future__ import annotations
 
 import importlib
+import sys
 from functools import cache
 
 from sts.converters.base import Converter, Peek
@@ -57,9 +58,15 @@ def converters() -> dict[str, Converter]:
 
     found = dict(builtin_converters())
     for entry in entry_points(group=ENTRY_POINT_GROUP):
-        obj = entry.load()
-        converter = obj() if isinstance(obj, type) else obj
-        found.setdefault(converter.name, converter)
+        try:
+            obj = entry.load()
+            converter = obj() if isinstance(obj, type) else obj
+            name = converter.name
+        except Exception as exc:  # a broken plug-in must not take the built-ins down with it
+            print(f"sts: plug-in {entry.value} not loaded: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
+            continue
+        found.setdefault(name, converter)
     return found
 
 
