@@ -73,4 +73,6 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'sts' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -2,4 +2,4 @@
 
 from sts.cli import main
 
-main()
+main(prog_name="sts")

@@ -14,7 +14,7 @@ from sts.io import atomic_output, open_binary, peek_file, peek_stream
 from sts.model import Session
 from sts.pipeline import output_stem, safe_name
 from sts.problems import Policy, Problem, Problems, print_to_stderr
-from sts.validate import validate_bytes
+from sts.validation import validate_bytes
 from sts.writers import WRITERS
 
 Source = str | Path | BinaryIO | bytes
@@ -45,11 +45,21 @@ def read(
             peek, stream = peek_stream(stream, None)
         converter = _converter(peek, format)
         context = ReadContext(report, path, {"subagents": True, **options})
+        pending: Session | None = None  # held back so raw lines kept after it reach its header
         for session in converter.read(stream, context):
-            kept = report.take_kept()
-            if kept:
-                session.metadata.setdefault("unparsedLines", []).extend(kept)
-            yield session
+            _keep_raw_lines(session, report)
+            if pending is not None:
+                yield pending
+            pending = session
+        if pending is not None:
+            _keep_raw_lines(pending, report)
+            yield pending
+
+
+def _keep_raw_lines(session: Session, report: Problems) -> None:
+    kept = report.take_kept()
+    if kept:
+        session.metadata.setdefault("unparsedLines", []).extend(kept)
 
 
 def write(

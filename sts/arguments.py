@@ -15,10 +15,12 @@ object).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
 
+from sts.lines import clean_text
 from sts.model import ToolCall
 
 RAW_KEY = "_raw"
@@ -46,12 +48,16 @@ def parse_arguments(value: Any) -> tuple[Any, str | None]:
 
 
 def arguments_json(call: ToolCall) -> str:
-    """The arguments as one JSON text, for STS."""
-    if call.arguments is None:
-        if call.raw_arguments is not None:
-            return orjson.dumps(call.raw_arguments).decode()
-        return "{}"
-    return orjson.dumps(call.arguments).decode()
+    """The arguments as one JSON text, for STS (lone surrogates written as U+FFFD)."""
+    value = call.arguments
+    if value is None:
+        if call.raw_arguments is None:
+            return "{}"
+        value = call.raw_arguments
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # lone surrogates, or nested deeper than orjson writes
+        return clean_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def arguments_object(call: ToolCall) -> dict[str, Any]:

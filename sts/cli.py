@@ -198,7 +198,7 @@ def validate(files: tuple[str, ...], fmt: str | None) -> None:
 
     Exit 0 when every file is valid (warnings allowed), 1 when any has an error.
     """
-    from sts.validate import validate_bytes
+    from sts.validation import validate_bytes
 
     invalid = 0
     for name in files:

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -22,7 +21,16 @@ from sts.problems import Problems
 
 BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_DECODER = json.JSONDecoder()
+# A JSON escape: a valid surrogate pair, a lone surrogate (group 1), or any other escape.
+_ESCAPE = re.compile(
+    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    rb"|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)",
+    re.DOTALL,
+)
+_LONE_ESCAPE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
+_TRAILING = "unexpected content after document"
+_EOF = "unexpected end of data"
+MAX_DEPTH = 1024  # orjson's limit
 
 
 def iter_records(
@@ -66,7 +74,8 @@ def iter_records(
 def loads_document(data: bytes, problems: Problems) -> Any:
     """Parse a whole JSON document, repairing lone surrogates and invalid UTF-8 like lines.
 
-    Returns None (after reporting an error) when the document is not valid JSON.
+    Returns None (after reporting an error: ``empty``, ``malformed-json``, ``too-deep`` or
+    ``truncated-document``) when the document is not valid JSON.
     """
     if data.startswith(BOM):
         data = data[3:]
@@ -74,16 +83,29 @@ def loads_document(data: bytes, problems: Problems) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         pass
-    text = _decode(data, None, problems)
+    if not data.strip():
+        problems.error(None, "empty", "empty input: no JSON document")
+        return None
+    data = _repair(data, None, problems)
     try:
-        value = json.loads(text)
-    except RecursionError:
-        problems.error(None, "too-deep", "JSON nested too deeply to read")
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        code, text = _diagnose(exc, data, cut_off=True)
+        if code == "truncated-line":
+            code = "truncated-document"
+        problems.error(exc.lineno, code, text)
         return None
-    except ValueError as exc:
-        problems.error(_line_of(exc), "malformed-json", f"not valid JSON: {_reason(exc)}")
-        return None
-    return _repair_surrogates(value, None, problems)
+
+
+def loads_repaired(data: bytes) -> Any:
+    """Parse JSON bytes, silently repairing lone surrogates and invalid UTF-8 (for sniffing).
+
+    Raises `orjson.JSONDecodeError` when the bytes are not JSON even after repair.
+    """
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return orjson.loads(_repair(data, None, Problems(sink=None)))
 
 
 def clean_text(value: str) -> str:
@@ -92,85 +114,81 @@ def clean_text(value: str) -> str:
 
 
 def _parse_slowly(raw: bytes, lineno: int, problems: Problems, split_glued: bool) -> list[Any]:
-    text = _decode(raw, lineno, problems)
-    stripped = text.strip()
+    """Repair and parse a line orjson rejected; report what was repaired or lost.
+
+    Everything here is iterative (orjson on repaired bytes), so no input, however deeply
+    nested, can raise RecursionError.
+    """
+    data = _repair(raw.strip(), lineno, problems)
     try:
-        value = json.loads(stripped)
-    except RecursionError:
-        problems.error(lineno, "too-deep", "JSON nested too deeply to read", raw)
+        return [orjson.loads(data)]
+    except orjson.JSONDecodeError as exc:
+        error = exc
+    values = _split_glued(data) if error.msg == _TRAILING else None
+    if values is not None and split_glued:
+        problems.warning(
+            lineno, "glued-records", f"{len(values)} records glued on one line, split apart"
+        )
+        return values
+    if values is not None:
+        text = f"{len(values)} JSON records glued on one line: line skipped"
+        problems.error(lineno, "malformed-json", text, raw)
         return []
-    except ValueError as exc:
-        values = _split_glued(stripped) if split_glued else None
-        if values is not None:
-            problems.warning(
-                lineno, "glued-records", f"{len(values)} records glued on one line, split apart"
-            )
-            return [_repair_surrogates(v, lineno, problems) for v in values]
-        if not raw.endswith(b"\n") and _looks_cut_off(exc, stripped):
-            problems.error(lineno, "truncated-line", "last line is cut off (no closing brace)", raw)
-        else:
-            problems.error(lineno, "malformed-json", f"not valid JSON: {_reason(exc)}", raw)
-        return []
-    return [_repair_surrogates(value, lineno, problems)]
+    code, text = _diagnose(error, data, cut_off=not raw.endswith(b"\n"))
+    problems.error(lineno, code, text, raw)
+    return []
 
 
-def _decode(raw: bytes, lineno: int | None, problems: Problems) -> str:
+def _repair(data: bytes, lineno: int | None, problems: Problems) -> bytes:
+    """`data` with invalid UTF-8 and lone surrogate escapes replaced by U+FFFD (warned)."""
     try:
-        return raw.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.warning(
             lineno, "invalid-utf8", f"invalid UTF-8 at byte {exc.start} replaced by U+FFFD"
         )
-        return raw.decode("utf-8", "replace")
+        data = data.decode("utf-8", "replace").encode("utf-8")
+    if _LONE_ESCAPE_HINT.search(data) is None:
+        return data
+    count = [0]
+
+    def replace(match: re.Match[bytes]) -> bytes:
+        if match.group(1) is None:
+            return match.group(0)
+        count[0] += 1
+        return b"\\ufffd"
+
+    data = _ESCAPE.sub(replace, data)
+    if count[0]:
+        problems.warning(
+            lineno, "lone-surrogate", f"{count[0]} lone surrogate escape(s) replaced by U+FFFD"
+        )
+    return data
 
 
-def _split_glued(text: str) -> list[Any] | None:
+def _split_glued(data: bytes) -> list[Any] | None:
     """Split ``{...}{...}`` into its values, or None when the text is not such a run."""
     values: list[Any] = []
-    position = 0
-    try:
-        while position < len(text):
-            value, position = _DECODER.raw_decode(text, position)
-            values.append(value)
-            while position < len(text) and text[position] in " \t\r\n":
-                position += 1
-    except (ValueError, RecursionError):
-        return None
+    rest = data
+    while True:
+        try:
+            values.append(orjson.loads(rest))
+            break
+        except orjson.JSONDecodeError as exc:
+            if exc.msg != _TRAILING or exc.pos <= 0:
+                return None
+            try:
+                values.append(orjson.loads(rest[: exc.pos]))
+            except orjson.JSONDecodeError:
+                return None
+            rest = rest[exc.pos :].lstrip()
     return values if len(values) > 1 else None
 
 
-def _looks_cut_off(exc: ValueError, text: str) -> bool:
-    return isinstance(exc, json.JSONDecodeError) and exc.pos >= len(text) - 1
-
-
-def _reason(exc: ValueError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at column {exc.colno}"
-    return str(exc)
-
-
-def _line_of(exc: ValueError) -> int | None:
-    return exc.lineno if isinstance(exc, json.JSONDecodeError) else None
-
-
-def _repair_surrogates(value: Any, lineno: int | None, problems: Problems) -> Any:
-    """Return `value` with lone surrogates replaced, warning once if any were found."""
-    found = [False]
-
-    def repair(item: Any) -> Any:
-        kind = type(item)
-        if kind is str:
-            if _SURROGATE.search(item):
-                found[0] = True
-                return _SURROGATE.sub("\ufffd", item)
-            return item
-        if kind is dict:
-            return {repair(k): repair(v) for k, v in item.items()}
-        if kind is list:
-            return [repair(v) for v in item]
-        return item
-
-    repaired = repair(value)
-    if found[0]:
-        problems.warning(lineno, "lone-surrogate", "lone surrogate escape replaced by U+FFFD")
-    return repaired
+def _diagnose(exc: orjson.JSONDecodeError, data: bytes, cut_off: bool) -> tuple[str, str]:
+    """The problem code and text for JSON orjson rejects."""
+    if "depth" in exc.msg or "recursion" in exc.msg.lower():
+        return "too-deep", f"JSON nested deeper than {MAX_DEPTH} levels: cannot be read"
+    if cut_off and (exc.msg == _EOF or exc.pos >= len(data.rstrip()) - 1):
+        return "truncated-line", "cut off: the JSON ends early (no closing brace)"
+    return "malformed-json", f"not valid JSON: {exc.msg} at column {exc.colno}"

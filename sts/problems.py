@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Policy = Literal["skip", "fail", "keep"]
+MAX_TEXT = 300  # a message quoting a 20 MB string keeps only its head and tail
 POLICIES: tuple[str, ...] = ("skip", "fail", "keep")
 
 
@@ -46,6 +47,14 @@ class ConversionFailed(Exception):
         self.problem = problem
 
 
+def shorten(text: str) -> str:
+    """`text` cut in the middle to at most about `MAX_TEXT` characters."""
+    if len(text) <= MAX_TEXT:
+        return text
+    half = MAX_TEXT // 2
+    return f"{text[:half]}…({len(text) - 2 * half} characters)…{text[-half:]}"
+
+
 def print_to_stderr(problem: Problem) -> None:
     """The default problem sink: one line on stderr."""
     print(problem, file=sys.stderr)
@@ -68,7 +77,7 @@ class Problems:
 
     def error(self, line: int | None, code: str, text: str, raw: bytes | None = None) -> None:
         """Report input that was skipped or lost. Under ``fail`` this raises."""
-        problem = Problem(self.file, line, code, text, "error")
+        problem = Problem(self.file, line, code, shorten(text), "error")
         self._emit(problem)
         if self.policy == "keep" and raw is not None:
             self.kept.append({"line": line, "raw": raw.decode("utf-8", "replace")})
@@ -77,7 +86,7 @@ class Problems:
 
     def warning(self, line: int | None, code: str, text: str) -> None:
         """Report input that was repaired without losing its meaning."""
-        self._emit(Problem(self.file, line, code, text, "warning"))
+        self._emit(Problem(self.file, line, code, shorten(text), "warning"))
 
     def _emit(self, problem: Problem) -> None:
         self.problems.append(problem)

@@ -6,18 +6,23 @@ from datetime import UTC, datetime
 
 # Numbers below this are seconds: 1e11 seconds is the year 5138, 1e11 milliseconds is 1973.
 _SECONDS_LIMIT = 1e11
+# Times outside years 1..9999 cannot be written as ISO dates (or as 64-bit integers): not a time.
+_MIN_MS = -62_135_596_800_000
+_MAX_MS = 253_402_300_799_999
 
 
 def to_ms(value: object) -> int | None:
     """Epoch ms from epoch seconds or ms (int, float or numeric string) or an ISO-8601 string.
 
-    Returns None for anything else (booleans, empty or unparseable strings): never a guess.
+    Returns None for anything else (booleans, empty or unparseable strings, times outside the
+    years 1 to 9999): never a guess.
     """
     kind = type(value)
     if kind is int or kind is float:
         if value != value or value in (float("inf"), float("-inf")):  # NaN, infinities
             return None
-        return round(value * 1000) if abs(value) < _SECONDS_LIMIT else int(value)
+        ms = round(value * 1000) if abs(value) < _SECONDS_LIMIT else int(value)
+        return ms if _MIN_MS <= ms <= _MAX_MS else None
     if kind is str and value:
         text = value.strip()
         try:

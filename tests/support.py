@@ -17,7 +17,7 @@ from sts.converters.base import ReadContext
 from sts.converters.registry import get_converter
 from sts.model import Session
 from sts.problems import Problem, Problems
-from sts.validate import validate_bytes
+from sts.validation import validate_bytes
 from sts.writers import write_pi, write_sts
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -111,7 +111,7 @@ def session_from_header(header: dict[str, Any], lineno: int, problems: Problems)
 def message_from_sts(data: dict[str, Any], lineno: int, problems: Problems) -> Message | None:
     """A Message from an STS ``message`` object; None (reported) when it cannot be one."""
     role = data.get("role")
-    if role not in ROLES:
+    if type(role) is not str or role not in ROLES:
         problems.error(lineno, "unknown-role", f"unknown role {role!r}: message skipped")
         return None
     content = data.get("content")

@@ -31,8 +31,8 @@ PI_ROLES = frozenset(
 PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted", "deferred"))
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 # Legal but worth knowing: a result whose call is not in the file (the source had none), a Pi
-# header without the Hub's harness field.
-WARNING_CODES = frozenset(("orphan-result", "no-harness"))
+# header without the Hub's harness field, an integer time outside 2000-2100 (a test fixture's).
+WARNING_CODES = frozenset(("orphan-result", "no-harness", "implausible-timestamp"))
 
 
 def validate_file(path: str | Path, fmt: str | None = None) -> list[Problem]:
@@ -42,12 +42,15 @@ def validate_file(path: str | Path, fmt: str | None = None) -> list[Problem]:
 
 
 def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -> list[Problem]:
-    """Validate the bytes of one STS or Pi file; `fmt` is detected from the header when None."""
+    """Validate the bytes of one STS or Pi file; `fmt` is detected from the header when None.
+
+    Problems come in line order (file-level ones, with no line, first).
+    """
     checker = _Checker(name)
     records = list(checker.parse(data))
     if not records:
         checker.add(None, "empty", "no JSON lines: not a session file")
-        return checker.problems
+        return sorted(checker.problems, key=lambda p: p.line or 0)
     if fmt is None:
         fmt = detect_target_format(records[0][1])
     if fmt == "pi":
@@ -56,16 +59,18 @@ def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -
         checker.check_sts(records)
     else:
         raise ValueError(f"unknown format {fmt!r}: expected 'sts' or 'pi'")
-    return checker.problems
+    return sorted(checker.problems, key=lambda p: p.line or 0)
 
 
 def detect_target_format(header: Any) -> str:
-    """``pi`` for a header with a version (Pi), else ``sts``."""
-    return "pi" if type(header) is dict and "version" in header else "sts"
+    """``pi`` for a header with a version, or a pi-like header without a harness; else ``sts``."""
+    if type(header) is not dict:
+        return "sts"
+    if "version" in header:
+        return "pi"
+    return "pi" if "harness" not in header and ("cwd" in header or "timestamp" in header) else "sts"
 
 
-def _is_ms(value: Any) -> bool:
-    return type(value) is int and MIN_MS <= value <= MAX_MS
 
 
 class _Checker:
@@ -117,7 +122,7 @@ class _Checker:
 
     def check_sts_message(self, line: int, message: dict[str, Any], call_ids: set[str]) -> None:
         role = message.get("role")
-        if role not in ROLES:
+        if type(role) is not str or role not in ROLES:
             self.add(line, "unknown-role", f"unknown role {role!r}")
         if type(message.get("content")) is not str:
             self.add(line, "content-not-string", "content must be a string")
@@ -128,10 +133,10 @@ class _Checker:
             self.add(line, "bad-reasoning", "reasoningContent must be a string")
         if "model" in message and type(message["model"]) is not str:
             self.add(line, "bad-model", "model must be a string")
-        if "timestamp" in message and not _is_ms(message["timestamp"]):
-            self.add(line, "bad-timestamp", f"timestamp {message['timestamp']!r} is not epoch ms")
+        if "timestamp" in message:
+            self.check_ms(line, message["timestamp"])
         calls = message.get("toolCalls")
-        if calls is not None:
+        if "toolCalls" in message:
             if role != "assistant":
                 self.add(line, "misplaced-tool-calls", "toolCalls on a non-assistant message")
             self.check_sts_calls(line, calls, call_ids)
@@ -192,7 +197,9 @@ class _Checker:
             elif entry_id in seen:
                 self.add(line, "duplicate-id", f"entry id {entry_id!r} used twice")
             parent = entry.get("parentId")
-            if parent is not None and parent not in seen:
+            if "parentId" not in entry:
+                self.add(line, "broken-chain", "entry has no parentId (null for a root)")
+            elif parent is not None and (type(parent) is not str or parent not in seen):
                 self.add(line, "broken-chain", f"parentId {parent!r} is not an earlier entry")
             if "timestamp" in entry and not self.iso(entry["timestamp"]):
                 self.add(line, "bad-timestamp", "entry timestamp must be an ISO-8601 string")
@@ -211,6 +218,13 @@ class _Checker:
                 if type(content) is not str and type(content) is not list:
                     self.add(line, "bad-content", "custom_message content must be text or blocks")
 
+    def check_ms(self, line: int, value: Any) -> None:
+        """A message time must be integer epoch ms; one outside 2000-2100 is only a warning."""
+        if type(value) is not int:
+            self.add(line, "bad-timestamp", f"timestamp {value!r} is not integer epoch ms")
+        elif not MIN_MS <= value <= MAX_MS:
+            self.add(line, "implausible-timestamp", f"timestamp {value} is not in 2000-2100")
+
     def iso(self, value: Any) -> bool:
         return type(value) is str and iso_to_ms(value) is not None
 
@@ -219,26 +233,27 @@ class _Checker:
             self.add(line, "bad-message", "message entry has no message object")
             return
         role = message.get("role")
-        if role not in PI_ROLES:
+        if type(role) is not str or role not in PI_ROLES:
             self.add(line, "unknown-role", f"unknown role {role!r}")
             return
-        if "timestamp" in message and not _is_ms(message["timestamp"]):
-            self.add(line, "bad-timestamp", "message timestamp must be epoch ms")
+        if "timestamp" in message:
+            self.check_ms(line, message["timestamp"])
         content = message.get("content")
         if role == "assistant":
             self.check_pi_assistant(line, message, call_ids)
         elif role == "toolResult":
             call_id = message.get("toolCallId")
-            if call_id not in call_ids:
+            if type(call_id) is not str:
+                self.add(line, "bad-tool-result", "toolResult needs a string toolCallId")
+            elif call_id not in call_ids:
                 self.add(line, "orphan-result", f"tool result answers no earlier call {call_id!r}")
             if type(message.get("toolName")) is not str:
                 self.add(line, "bad-tool-result", "toolResult needs a string toolName")
             if type(message.get("isError")) is not bool:
                 self.add(line, "bad-tool-result", "toolResult needs a boolean isError")
             self.check_blocks(line, content, ("text", "image"))
-        elif role == "user":
-            if type(content) is not str:
-                self.check_blocks(line, content, ("text", "image"))
+        elif role == "user" and type(content) is not str:
+            self.check_blocks(line, content, ("text", "image"))
 
     def check_pi_assistant(self, line: int, message: dict[str, Any], call_ids: set[str]) -> None:
         content = message.get("content")
@@ -260,8 +275,9 @@ class _Checker:
             type(usage.get(k)) not in (int, float) for k in USAGE_KEYS
         ) or type(cost.get("total")) not in (int, float):
             self.add(line, "bad-usage", "assistant usage needs all four counts and cost.total")
-        if message.get("stopReason") not in PI_STOP_REASONS:
-            self.add(line, "bad-stop-reason", f"unknown stopReason {message.get('stopReason')!r}")
+        stop = message.get("stopReason")
+        if type(stop) is not str or stop not in PI_STOP_REASONS:
+            self.add(line, "bad-stop-reason", f"unknown stopReason {stop!r}")
 
     def check_blocks(self, line: int, content: Any, allowed: tuple[str, ...]) -> None:
         if type(content) is not list:
