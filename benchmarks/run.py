@@ -15,6 +15,7 @@ output that begins before the input ends. Nothing here is asserted: it prints fi
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import statistics
@@ -92,8 +93,8 @@ def bench_file(name: str, path: Path, runs: int) -> list[str]:
     target_dir.mkdir()
     commands = {
         "orjson read+write": [sys.executable, "-c", BASELINE, str(path), str(OUT / "baseline.out")],
-        "sts convert → STS": sts_command(str(path), "--to", "sts", "-o", str(target_dir / "sts")),
-        "sts convert → Pi": sts_command(str(path), "--to", "pi", "-o", str(target_dir / "pi")),
+        "sts convert → STS": sts_command(str(path), "--to", "sts", "-o", f"{target_dir}/sts/"),
+        "sts convert → Pi": sts_command(str(path), "--to", "pi", "-o", f"{target_dir}/pi/"),
     }
     results: dict[str, list[Run]] = {label: [] for label in commands}
     for _ in range(runs):
@@ -138,7 +139,7 @@ def first_output_delay(path: Path) -> str:
     out = OUT / "stream-out"
     shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
-    process = subprocess.Popen(sts_command(str(path), "-o", str(out)), stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(sts_command(str(path), "-o", f"{out}/"), stderr=subprocess.DEVNULL)
     first = None
     while process.poll() is None:
         if first is None and out.exists() and any(out.iterdir()):
@@ -160,7 +161,7 @@ def memory_scaling(small_mb: float, big_mb: float) -> list[str]:
                             "--size-mb", str(size), "-o", str(path)], check=True)
         out = OUT / "scaling-out"
         shutil.rmtree(out, ignore_errors=True)
-        run = measure(sts_command(str(path), "-o", str(out)))
+        run = measure(sts_command(str(path), "-o", f"{out}/"))
         sessions = sum(1 for _ in out.iterdir()) if out.exists() else 0
         shutil.rmtree(out, ignore_errors=True)
         rows.append(f"| OpenAI JSONL {size:g} MB | {sessions} | {run.seconds:.1f} | "
@@ -178,6 +179,9 @@ def main() -> None:
                         help="also convert an OpenAI JSONL of this size (e.g. 1000) and a 10 MB "
                         "one, to compare peak memory")
     args = parser.parse_args()
+    # An installed package has its bytecode compiled (pip does it); an editable checkout run with
+    # PYTHONDONTWRITEBYTECODE would compile every module at each start instead.
+    compileall.compile_dir(ROOT / "sts", quiet=2)
     inputs = make_inputs(args.size_mb)
     print("| input | pipeline | median s | MB/s | × orjson | peak RSS MB | exit |")
     print("|---|---|---|---|---|---|---|")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
+import itertools
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -14,6 +14,7 @@ from sts.converters.base import Peek
 
 HEAD_SIZE = 256 * 1024
 BUFFER_SIZE = 1024 * 1024
+_temporary_numbers = itertools.count()
 
 
 class _Prefixed(io.RawIOBase):
@@ -81,10 +82,11 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
     A run killed half way leaves no half-written `path` (at most a hidden ``.*.tmp`` file, which
     an exception removes).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
-    )
+    try:
+        descriptor, temporary = _create_temporary(path)
+    except FileNotFoundError:  # the folder is new
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = _create_temporary(path)
     try:
         with os.fdopen(descriptor, "wb", buffering=BUFFER_SIZE) as handle:
             yield handle
@@ -93,6 +95,20 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
         with suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """Create a new hidden file beside `path` (``.NAME.PID-N.tmp``), never an existing one.
+
+    (`tempfile` would do, but importing it costs more start-up time than a small conversion.)
+    """
+    while True:
+        number = next(_temporary_numbers)
+        temporary = str(path.with_name(f".{path.name}.{os.getpid()}-{number}.tmp"))
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temporary
+        except FileExistsError:
+            continue
 
 
 def same_file(a: Path, b: Path) -> bool:

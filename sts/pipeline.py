@@ -8,11 +8,12 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,12 +64,14 @@ class Job:
 
 @dataclass
 class JobResult:
-    """What one job did: files written, sessions converted, problems, and how it ended."""
+    """What one job did: sessions written, problems, and how it ended.
+
+    Nothing per session is kept (an input may hold millions of sessions).
+    """
 
     display: str
     status: Literal["ok", "skipped", "failed"] = "ok"
     sessions: int = 0
-    outputs: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     usage_error: str | None = None
 
@@ -152,6 +155,7 @@ class Emitter:
         self.writer = WRITERS[settings.to]
         self.pending: Session | None = None
         self.count = 0
+        self.resolved_dirs: dict[Path, Path] = {}
 
     def add(self, session: Session) -> None:
         self._keep_raw_lines(session)
@@ -161,7 +165,8 @@ class Emitter:
             return
         if self.target.mode != "dir":
             raise UsageError(
-                f"{self.job.display} holds several sessions: write them to a directory with -o DIR"
+                f"{self.job.display} holds several sessions: write them to a directory with "
+                "-o DIR/ (the trailing / makes a new directory)"
             )
         if self.pending is not None:
             self._write(self.pending, self.count - 1)
@@ -183,7 +188,7 @@ class Emitter:
         harness = self.settings.harness
         if self.target.mode == "stdout":
             out = sys.stdout.buffer
-            self.writer(session, out, harness)
+            self.writer(session, out, harness, release=True)
             out.flush()
             self._note_children(session)
         elif self.target.mode == "file":
@@ -198,12 +203,19 @@ class Emitter:
         self.result.sessions += 1
 
     def _write_file(self, session: Session, path: Path) -> None:
-        resolved = path.resolve()
-        if resolved in self.target.protected:
+        if self._resolve(path) in self.target.protected:
             raise UsageError(f"refusing to write over the input {path}")
         with atomic_output(path) as out:
-            self.writer(session, out, self.settings.harness)
-        self.result.outputs.append(str(path))
+            self.writer(session, out, self.settings.harness, release=True)
+
+    def _resolve(self, path: Path) -> Path:
+        """`path.resolve()`, with the folder's resolution remembered (many sessions, one folder)."""
+        if path.is_symlink():
+            return path.resolve()
+        folder = self.resolved_dirs.get(path.parent)
+        if folder is None:
+            folder = self.resolved_dirs[path.parent] = path.parent.resolve()
+        return folder / path.name
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None
@@ -274,7 +286,36 @@ def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool, list[Path]]:
                 jobs.append(Job(file, str(file), prefix / file.relative_to(path)))
         else:
             jobs.append(Job(path, str(path), Path(path.name)))
-    return jobs, any_dir, companions
+    return distinct_outputs(jobs), any_dir, companions
+
+
+def distinct_outputs(jobs: list[Job]) -> list[Job]:
+    """The jobs with output names made distinct, so that no output of a run overwrites another.
+
+    Inputs whose outputs would share a name (``a.jsonl`` and ``a.json`` in one folder, or two
+    ``a.jsonl`` given from different folders): a ``.jsonl`` input keeps the plain name, others
+    keep their whole name (``a.json.jsonl``), and what still clashes gets ``-2``, ``-3``, ...
+    """
+    taken: set[Path] = set()
+    renamed: dict[int, Job] = {}
+    order = sorted(range(len(jobs)), key=lambda i: not jobs[i].rel.name.endswith(OUTPUT_SUFFIX))
+    for i in order:
+        rel = jobs[i].rel
+        for candidate in _output_names(rel):
+            key = candidate.parent / output_stem(candidate.name)
+            if key not in taken:
+                taken.add(key)
+                renamed[i] = jobs[i] if candidate == rel else replace(jobs[i], rel=candidate)
+                break
+    return [renamed[i] for i in range(len(jobs))]
+
+
+def _output_names(rel: Path) -> Iterator[Path]:
+    yield rel
+    yield rel.with_name(rel.name + OUTPUT_SUFFIX)
+    stem = output_stem(rel.name)
+    for n in itertools.count(2):
+        yield rel.with_name(f"{stem}-{n}{OUTPUT_SUFFIX}")
 
 
 def walk(directory: Path) -> Iterator[Path]:

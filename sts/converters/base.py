@@ -10,8 +10,12 @@ from typing import Any, BinaryIO, ClassVar
 
 import orjson
 
+from sts.lines import loads_repaired
 from sts.model import Session
 from sts.problems import Problems
+
+#: How many head lines sniffing parses at most.
+MAX_RECORDS = 50
 
 
 @dataclass
@@ -28,19 +32,23 @@ class Peek:
 
     @cached_property
     def records(self) -> list[Any]:
-        """The JSON values of the complete lines in the head (unreadable lines left out)."""
+        """The JSON values of the first `MAX_RECORDS` complete lines in the head (unreadable
+        lines left out). Enough to tell formats apart; parsing more would read small inputs
+        twice."""
         lines = self.data.split(b"\n")
         if not self.complete:
             lines = lines[:-1]
-        values = []
+        values: list[Any] = []
         for line in lines:
             line = line.strip().removeprefix(b"\xef\xbb\xbf")
             if not line:
                 continue
             try:
-                values.append(orjson.loads(line))
+                values.append(loads_repaired(line))
             except orjson.JSONDecodeError:
                 continue
+            if len(values) == MAX_RECORDS:
+                break
         return values
 
     @cached_property
@@ -59,7 +67,7 @@ class Peek:
         if not self.complete:
             return None
         try:
-            return orjson.loads(self.data.removeprefix(b"\xef\xbb\xbf"))
+            return loads_repaired(self.data.removeprefix(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError:
             return None
 

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.openai.reader import read_chat
-from sts.converters.sharegpt_turns import FROM_ROLES, is_sharegpt
+from sts.converters.chat_kinds import FROM_ROLES, is_sharegpt
 from sts.model import Session
 
 
@@ -38,6 +37,8 @@ class ShareGPTConverter(Converter):
         return 0.0
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+        from sts.converters.openai.reader import read_chat  # loaded only when used: start-up
+
         return read_chat(stream, context)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from sts.converters.chat_input import Entry
+from sts.converters.chat_kinds import ASSISTANT, CALL, FROM_ROLES, SYSTEM, USER
 from sts.converters.chat_media import attach_side_media
 from sts.converters.chat_messages import ChatBuilder, side_fields, split_leading_think
 from sts.converters.chat_parts import json_text
@@ -40,34 +41,9 @@ from sts.converters.hermes_text import (
 from sts.model import Message, Session, TextPart, ToolCall
 from sts.problems import Problems
 
-USER, ASSISTANT, SYSTEM, CALL, RESULT = "user", "assistant", "system", "call", "result"
-FROM_ROLES = {
-    "human": USER,
-    "user": USER,
-    "gpt": ASSISTANT,
-    "assistant": ASSISTANT,
-    "chatgpt": ASSISTANT,
-    "bard": ASSISTANT,
-    "bing": ASSISTANT,
-    "model": ASSISTANT,
-    "system": SYSTEM,
-    "function_call": CALL,
-    "tool_call": CALL,
-    "observation": RESULT,
-    "tool": RESULT,
-    "function_response": RESULT,
-    "tool_response": RESULT,
-    "ipython": RESULT,
-    "function": RESULT,
-}
 USED_FIELDS = frozenset(
     ("conversations", "system", "tools", "id", "model", "images", "videos", "audios")
 )
-
-
-def is_sharegpt(record: Any) -> bool:
-    """True for a ``{"conversations": [...]}`` record."""
-    return type(record) is dict and type(record.get("conversations")) is list
 
 
 def sharegpt_session(

@@ -1,13 +1,19 @@
 """Target writers: Session → STS-Format or Pi session JSONL."""
 
-from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from sts.model import Session
 from sts.writers.pi import write_pi
 from sts.writers.sts import write_sts
 
-Writer = Callable[[Session, BinaryIO, "str | None"], None]
+
+class Writer(Protocol):
+    """A target writer: see `write_sts` for the arguments."""
+
+    def __call__(
+        self, session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False
+    ) -> None: ...
+
 
 WRITERS: dict[str, Writer] = {"sts": write_sts, "pi": write_pi}
 

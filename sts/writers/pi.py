@@ -49,18 +49,25 @@ STOP_REASON_ALIASES = {
 }
 
 
-def write_pi(session: Session, out: BinaryIO, harness: str | None = None) -> None:
-    """Write `session` to `out` as a Pi v3 session. `harness` overrides the session's own."""
+def write_pi(
+    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False
+) -> None:
+    """Write `session` to `out` as a Pi v3 session. `harness` overrides the session's own.
+
+    With `release`, each message is dropped from `session.messages` (its slot set to None) once
+    written, so that a large session's texts are freed as the output is written.
+    """
     write = out.write
-    for line in PiEntries(session, harness).lines():
+    for line in PiEntries(session, harness, release).lines():
         write(line)
 
 
 class PiEntries:
     """Builds the entry lines of one session; keeps the id bookkeeping in one place."""
 
-    def __init__(self, session: Session, harness: str | None) -> None:
+    def __init__(self, session: Session, harness: str | None, release: bool = False) -> None:
         self.session = session
+        self.release = release
         self.harness = harness or session.harness or DEFAULT_HARNESS
         self.used_ids: set[str] = set()
         self.counter = 0
@@ -73,8 +80,11 @@ class PiEntries:
         yield dump_line(self.header())
         if self.session.name:
             yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
-        for message in self.session.messages:
+        messages = self.session.messages
+        for index, message in enumerate(messages):
             yield dump_line(self.message_entry(message))
+            if self.release:
+                messages[index] = None  # type: ignore[call-overload]
 
     def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {"type": "session", "version": 3, "id": self.session.id}

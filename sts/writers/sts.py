@@ -19,12 +19,21 @@ from sts.writers.common import dump_line, header_metadata, placeholder
 DEFAULT_HARNESS = "unknown"
 
 
-def write_sts(session: Session, out: BinaryIO, harness: str | None = None) -> None:
-    """Write `session` to `out` as STS. `harness` overrides the session's own harness id."""
+def write_sts(
+    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False
+) -> None:
+    """Write `session` to `out` as STS. `harness` overrides the session's own harness id.
+
+    With `release`, each message is dropped from `session.messages` (its slot set to None) once
+    written, so that a large session's texts are freed as the output is written.
+    """
     write = out.write
     write(dump_line(sts_header(session, harness)))
-    for message in session.messages:
+    messages = session.messages
+    for index, message in enumerate(messages):
         write(dump_line({"type": "message", "message": sts_message(message)}))
+        if release:
+            messages[index] = None  # type: ignore[call-overload]
 
 
 def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:

@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.claude_code.records import gc_paused, read_transcript
-from sts.converters.claude_code.session import FORMAT, HARNESS, build_main
-from sts.converters.claude_code.subagents import is_companion
 from sts.model import Session
+
+FORMAT = "claude-code"
+HARNESS = "claude-code"
 
 LINE_TYPES = frozenset((
     "user", "assistant", "system", "progress", "attachment", "summary",
@@ -80,6 +80,10 @@ class ClaudeCodeConverter(Converter):
         return score
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+        # the reading modules are loaded only when used: detection stays cheap at start-up
+        from sts.converters.claude_code.records import gc_paused, read_transcript
+        from sts.converters.claude_code.session import build_main
+
         subagents = bool(context.options.get("subagents", True))
         with gc_paused():
             transcript = read_transcript(stream, context.problems)
@@ -88,4 +92,6 @@ class ClaudeCodeConverter(Converter):
         yield session
 
     def is_companion(self, path: Path) -> bool:
+        from sts.converters.claude_code.subagents import is_companion
+
         return is_companion(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sts.converters.claude_code import FORMAT, HARNESS
 from sts.converters.claude_code.messages import TASK_TOOLS, Builder, typed_texts
 from sts.converters.claude_code.records import Entry, Transcript, read_transcript
 from sts.converters.claude_code.subagents import (
@@ -17,8 +18,6 @@ from sts.converters.claude_code.thread import main_thread
 from sts.model import Message, Session
 from sts.problems import Problems
 
-FORMAT = "claude-code"
-HARNESS = "claude-code"
 TITLE_LENGTH = 80
 
 

@@ -13,45 +13,21 @@ built is documented in `builder`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
-from itertools import chain
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-import orjson
-
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.codex.builder import SessionBuilder
-from sts.lines import BOM, iter_records, loads_document
+from sts.lines import BOM
 from sts.model import Session
-from sts.timestamps import iso_to_ms, to_ms
 
 RECORD_KINDS = frozenset(
     ("session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state",
      "inter_agent_communication", "inter_agent_communication_metadata", "rollout_reference")
 )
-SILENT_RECORDS = frozenset(
-    ("inter_agent_communication", "inter_agent_communication_metadata", "rollout_reference")
-)
 LEGACY_ITEMS = frozenset(
     ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
      "custom_tool_call", "custom_tool_call_output", "web_search_call")
 )
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-# session_meta field → header metadata key (cwd, git, cli_version and timestamp have fields).
-META_KEYS = {
-    "originator": "originator",
-    "model_provider": "modelProvider",
-    "source": "codexSource",
-    "forked_from_id": "forkedFromId",
-    "parent_thread_id": "parentThreadId",
-    "thread_source": "threadSource",
-    "agent_nickname": "agentNickname",
-    "agent_role": "agentRole",
-    "history_mode": "historyMode",
-    "subagent_history_start_ordinal": "subagentHistoryStartOrdinal",
-    "instructions": "instructions",
-}
 
 
 class CodexConverter(Converter):
@@ -73,154 +49,18 @@ class CodexConverter(Converter):
         first = objects[0]
         if type(first.get("payload")) is dict and first.get("type") in RECORD_KINDS:
             return 0.95 if first.get("type") == "session_meta" else 0.85
-        if "record_type" in first or _is_legacy_header(first):
+        if "record_type" in first or is_legacy_header(first):
             rest = objects[1:]
-            if any("record_type" in o or _is_legacy_item(o) for o in rest):
+            if any("record_type" in o or is_legacy_item(o) for o in rest):
                 return 0.9
             named = (peek.name or "").startswith("rollout-")
             return 0.6 if named else 0.3
         return 0.0
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
-        head: list[bytes] = []
-        for line in stream:
-            head.append(line)
-            if line.strip():
-                break
-        if not head:
-            return
-        first = head[-1].removeprefix(BOM).strip()
-        try:
-            value = orjson.loads(first)
-        except orjson.JSONDecodeError:
-            value = None
-        if value is None and first[:1] == b"{":
-            document = loads_document(b"".join(head) + stream.read(), context.problems)
-            yield from self._read_document(document, context)
-            return
-        if is_typescript_document(value):
-            yield from self._read_document(value, context)
-            return
-        records = iter_records(chain(head, stream), context.problems)  # type: ignore[arg-type]
-        session = read_lines(records, context)
-        if session is not None:
-            yield session
+        from sts.converters.codex.reader import read  # loaded only when used: start-up
 
-    def _read_document(self, document: Any, context: ReadContext) -> Iterator[Session]:
-        if not is_typescript_document(document):
-            if document is not None:
-                context.problems.error(None, "unknown-record", "JSON document is not a rollout")
-            return
-        builder = SessionBuilder(context)
-        header = document.get("session")
-        header = header if type(header) is dict else {}
-        builder.system_prompt(header.get("instructions"), None)
-        for item in document["items"]:
-            if type(item) is dict:
-                builder.item(item, None, None)
-            else:
-                builder.report_unknown(None, "non-object item")
-        yield make_session(builder, header, context, "typescript")
-
-
-def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Session | None:
-    """Build the session of a JSONL rollout (envelope or legacy) from its records."""
-    builder = SessionBuilder(context)
-    meta: dict[str, Any] | None = None
-    generation = "envelope"
-    for lineno, record in records:
-        kind = record.get("type")
-        payload = record.get("payload")
-        if type(payload) is dict:
-            if kind == "response_item":
-                builder.item(payload, line_time(record.get("timestamp")), lineno)
-            elif kind == "event_msg":
-                builder.event(payload, lineno)
-            elif kind == "turn_context":
-                builder.turn_context(payload)
-            elif kind == "session_meta":
-                if meta is None:
-                    meta = payload
-                    start_session(builder, meta, to_ms(record.get("timestamp")))
-            elif kind == "compacted":
-                builder.compacted(payload, to_ms(record.get("timestamp")))
-            elif kind == "world_state":
-                builder.world_state(payload)
-            elif kind not in SILENT_RECORDS:
-                builder.report_unknown(lineno, f"record type {kind!r}")
-        elif "record_type" in record:
-            continue  # legacy state snapshot
-        elif meta is None and _is_legacy_header(record):
-            meta, generation = record, "legacy"
-            builder.system_prompt(record.get("instructions"), None)
-        elif type(kind) is str and "payload" not in record:
-            builder.item(record, None, lineno)  # a bare legacy item
-        else:
-            builder.report_unknown(lineno, f"record type {kind!r}")
-    if meta is None and not builder.messages:
-        builder.finish()
-        return None
-    if generation == "legacy" and meta is not None:
-        meta = {k: v for k, v in meta.items() if k != "instructions"}
-    return make_session(builder, meta or {}, context, generation)
-
-
-def line_time(value: Any) -> int | None:
-    """Epoch ms of an envelope ``timestamp`` (an ISO string; anything else via `to_ms`)."""
-    if type(value) is str:
-        return iso_to_ms(value)
-    return to_ms(value)
-
-
-def start_session(builder: SessionBuilder, meta: dict[str, Any], ts: int | None) -> None:
-    """Apply the first ``session_meta``: provider and the system prompt."""
-    builder.set_provider(meta.get("model_provider"))
-    base = meta.get("base_instructions")
-    if type(base) is dict:
-        builder.system_prompt(base.get("text"), ts)
-    elif type(base) is str:
-        builder.system_prompt(base, ts)
-
-
-def make_session(
-    builder: SessionBuilder, meta: dict[str, Any], context: ReadContext, generation: str
-) -> Session:
-    """The Session from a finished builder and the header record."""
-    messages = builder.finish()
-    session = Session(
-        id=_str(meta.get("id")) or fallback_id(context),
-        messages=messages,
-        name=builder.title or builder.first_prompt(),
-        source_format="codex",
-        source_version=_str(meta.get("cli_version")),
-        harness="codex",
-        cwd=_str(meta.get("cwd")) or builder.cwd,
-        git=meta.get("git") if type(meta.get("git")) is dict and meta["git"] else None,
-        started_at=to_ms(meta.get("timestamp")),
-    )
-    metadata: dict[str, Any] = {"codexFormat": generation}
-    for field, key in META_KEYS.items():
-        value = meta.get(field)
-        if value is not None and value != "":
-            metadata[key] = value
-    source = meta.get("source")
-    if "parentThreadId" not in metadata and type(source) is dict:
-        spawn = source.get("subagent")
-        spawn = spawn.get("thread_spawn") if type(spawn) is dict else None
-        if type(spawn) is dict and _str(spawn.get("parent_thread_id")):
-            metadata["parentThreadId"] = spawn["parent_thread_id"]
-    session.metadata = metadata
-    return session
-
-
-def fallback_id(context: ReadContext) -> str:
-    """The session id when the file has none: the UUID in its name, else its stem."""
-    if context.path is None:
-        return "codex-session"
-    found = _UUID.findall(context.path.name)
-    if found:
-        return found[-1].lower()
-    return context.path.name.split(".", 1)[0] or "codex-session"
+        return read(stream, context)
 
 
 def is_typescript_document(value: Any) -> bool:
@@ -232,18 +72,16 @@ def is_typescript_document(value: Any) -> bool:
     )
 
 
-def _is_legacy_header(record: dict[str, Any]) -> bool:
+def is_legacy_header(record: dict[str, Any]) -> bool:
+    """A legacy (May-Sep 2025) header line: ``{"id", "timestamp", ...}`` with no type."""
     return "id" in record and "timestamp" in record and "type" not in record and (
         "payload" not in record
     )
 
 
-def _is_legacy_item(record: dict[str, Any]) -> bool:
+def is_legacy_item(record: dict[str, Any]) -> bool:
+    """A bare legacy response item (no envelope)."""
     return record.get("type") in LEGACY_ITEMS and "payload" not in record
-
-
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None
 
 
 __all__ = ["CodexConverter"]

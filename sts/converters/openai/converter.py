@@ -22,8 +22,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.openai.reader import read_chat
-from sts.converters.openai.records import is_message, record_kind
+from sts.converters.chat_kinds import is_message, record_kind
 from sts.model import Session
 
 KIND_SCORES = {"log": 0.95, "conversation": 0.9, "messages": 0.85, "message": 0.6, "meta": 0.6}
@@ -52,6 +51,8 @@ class OpenAIConverter(Converter):
         return 0.0
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+        from sts.converters.openai.reader import read_chat  # loaded only when used: start-up
+
         return read_chat(stream, context)
 
 

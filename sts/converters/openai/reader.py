@@ -25,14 +25,10 @@ from typing import Any, BinaryIO
 
 from sts.converters.base import ReadContext
 from sts.converters.chat_input import Entry, document_entries, open_input
+from sts.converters.chat_kinds import is_message, record_kind
 from sts.converters.chat_messages import ChatBuilder
 from sts.converters.openai.logs import LogGrouper
-from sts.converters.openai.records import (
-    conversation_session,
-    is_message,
-    new_session,
-    record_kind,
-)
+from sts.converters.openai.records import conversation_session, new_session
 from sts.converters.openai.responses import add_item
 from sts.converters.sharegpt_turns import sharegpt_session
 from sts.model import Session

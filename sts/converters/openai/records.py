@@ -21,56 +21,12 @@ from sts.model import Message, Session, TextPart
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
-CALL_ITEM_TYPES = frozenset(
-    ("function_call", "function_call_output", "reasoning", "custom_tool_call",
-     "custom_tool_call_output")
-)
 START_KEYS = ("started_at", "session_start", "created_at", "created", "startTime")
 ID_KEYS = ("id", "session_id")
 USED_FIELDS = frozenset(
     ("messages", "tools", "functions", "model", "system_prompt", "system", "title", "name", "cwd",
      "images", "videos", "audios", "parallel_tool_calls", *START_KEYS, *ID_KEYS)
 )
-
-
-def record_kind(record: Any) -> str | None:
-    """``log``, ``conversation``, ``sharegpt``, ``meta``, ``message``, ``messages`` or None."""
-    if type(record) is list:
-        return "messages" if record and is_message(record[0]) else None
-    if type(record) is not dict:
-        return None
-    if is_log(record):
-        return "log"
-    if type(record.get("messages")) is list:
-        return "conversation"
-    if type(record.get("conversations")) is list:
-        return "sharegpt"
-    role = record.get("role")
-    if role == "session_meta":
-        return "meta"
-    if type(role) is str or record.get("type") in CALL_ITEM_TYPES:
-        return "message"
-    return None
-
-
-def is_log(record: dict[str, Any]) -> bool:
-    """A request/response log record (or a bare Responses API response object)."""
-    request = record.get("request")
-    response = record.get("response")
-    if type(request) is dict and ("messages" in request or "input" in request or "body" in request):
-        return True
-    if type(response) is dict and (
-        "choices" in response or "output" in response or "body" in response
-    ):
-        return True
-    if type(response) is dict and type(record.get("messages")) is list:
-        return True  # LiteLLM: the request's messages at the top, a response (maybe empty)
-    return record.get("object") == "response" and type(record.get("output")) is list
-
-
-def is_message(value: Any) -> bool:
-    """True for a chat message or Responses item (not a record holding messages)."""
-    return type(value) is dict and record_kind(value) == "message"
 
 
 def new_session(record: Any, entry: Entry | None, base: str) -> Session:
