@@ -10,7 +10,7 @@ import click
 
 from sts.converters.registry import MIN_CONFIDENCE, converters, rank
 from sts.io import peek_file, peek_stream
-from sts.pipeline import JobResult, Settings, Target, plan_jobs, run_jobs
+from sts.pipeline import JobResult, Settings, Target, output_path, plan_jobs, run_jobs
 from sts.problems import POLICIES, Problem
 from sts.writers import WRITERS
 
@@ -111,6 +111,12 @@ def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
     as_dir = output.is_dir() or name.endswith(("/", os.sep)) or len(jobs) > 1 or any_dir
     if not as_dir and output.resolve() in protected:
         raise click.UsageError(f"refusing to write over the input {output}")
+    if as_dir:
+        for job in jobs:
+            if output_path(output, job.rel).resolve() in protected:
+                raise click.UsageError(
+                    f"refusing to write over the input {job.display}: choose another -o DIR"
+                )
     return Target("dir" if as_dir else "file", output, protected)
 
 

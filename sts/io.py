@@ -109,11 +109,3 @@ def _create_temporary(path: Path) -> tuple[int, str]:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temporary
         except FileExistsError:
             continue
-
-
-def same_file(a: Path, b: Path) -> bool:
-    """True when both paths name one file (through symlinks, ``.`` and ``..`` too)."""
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
-    except OSError:
-        return False

@@ -118,7 +118,12 @@ def _convert(
         converter = pick_converter(peek, settings.source_format)
         if converter is None:
             result.status = "skipped"
-            problems.error(None, "unknown-format", "no converter recognises this input (--from)")
+            if peek.complete and not peek.data.strip():
+                problems.error(None, "empty", "empty input: nothing to convert")
+            else:
+                problems.error(
+                    None, "unknown-format", "no converter recognises this input (--from)"
+                )
             return
         options = {"subagents": settings.subagents, **settings.options}
         context = ReadContext(problems, job.source, options)
@@ -219,11 +224,8 @@ class Emitter:
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None
-        rel = self.job.rel
-        stem = output_stem(rel.name)
-        if index is not None:
-            stem = f"{stem}.{safe_name(session.key or str(index))}"
-        return self.target.path / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
+        suffix = None if index is None else safe_name(session.key or str(index))
+        return output_path(self.target.path, self.job.rel, suffix)
 
     def _write_children(self, session: Session, path: Path) -> None:
         stem = path.name.removesuffix(OUTPUT_SUFFIX)
@@ -240,6 +242,14 @@ class Emitter:
                 None, "subagents-not-written",
                 f"{count} sub-agent session(s) not written: use -o DIR to write them beside it",
             )
+
+
+def output_path(directory: Path, rel: Path, suffix: str | None = None) -> Path:
+    """Where an input named `rel` goes in `directory` (``<stem>[.<suffix>].jsonl``)."""
+    stem = output_stem(rel.name)
+    if suffix is not None:
+        stem = f"{stem}.{suffix}"
+    return directory / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
 
 
 def count_children(session: Session) -> int:
