@@ -5,7 +5,7 @@
 - ``openai``: a JSONL of many independent OpenAI-style conversations (``{"messages", "tools"}``
   per line), the shape custom harnesses and datasets log;
 - ``sts``: one STS session;
-- ``batch``: a directory of many small Pi sessions, for ``-j`` scaling.
+- ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling.
 
 Stdlib only; the same seed gives the same bytes. Usage::
 
@@ -165,11 +165,11 @@ def sts_lines(target: int, seed: int) -> Iterator[str]:
             yield line
 
 
-def write_batch(directory: Path, count: int, seed: int) -> None:
-    """`count` small Pi sessions (about 40 KB each) in `directory`."""
+def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
+    """`count` Pi sessions of about `size` bytes each in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
     for index in range(count):
-        lines = pi_lines(40_000, seed + index)
+        lines = pi_lines(size, seed + index)
         (directory / f"session-{index:04d}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
 
 
@@ -181,11 +181,12 @@ def main() -> None:
     parser.add_argument("kind", choices=[*GENERATORS, "batch"])
     parser.add_argument("--size-mb", type=float, default=50)
     parser.add_argument("--count", type=int, default=400, help="batch: number of sessions")
+    parser.add_argument("--session-kb", type=int, default=400, help="batch: size of each session")
     parser.add_argument("--seed", type=int, default=20260302)
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args()
     if args.kind == "batch":
-        write_batch(args.output, args.count, args.seed)
+        write_batch(args.output, args.count, args.session_kb * 1000, args.seed)
         return
     with open(args.output, "w", encoding="utf-8") as out:
         for line in GENERATORS[args.kind](int(args.size_mb * 1_000_000), args.seed):

@@ -114,7 +114,7 @@ def bench_file(name: str, path: Path, runs: int) -> list[str]:
 
 
 def bench_batch(count: int, workers: int, runs: int) -> list[str]:
-    """-j 1 against -j `workers` on a directory of `count` small sessions."""
+    """-j 1 against -j `workers` on a directory of `count` Pi sessions of 400 KB."""
     directory = OUT / f"batch-{count}"
     if not directory.exists():
         subprocess.run([sys.executable, str(HERE / "make_inputs.py"), "batch", "--count",
@@ -129,8 +129,9 @@ def bench_batch(count: int, workers: int, runs: int) -> list[str]:
         times[jobs] = statistics.median(r.seconds for r in measured)
     speedup = times[1] / times[workers]
     return [
-        f"| {count} Pi sessions | -j 1 | {times[1]:.2f} s |",
-        f"| {count} Pi sessions | -j {workers} | {times[workers]:.2f} s ({speedup:.2f}× faster) |",
+        f"| {count} Pi sessions of 400 KB | -j 1 | {times[1]:.2f} s |",
+        f"| {count} Pi sessions of 400 KB | -j {workers} | {times[workers]:.2f} s "
+        f"({speedup:.2f}× faster) |",
     ]
 
 
@@ -173,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="sts-convert speed and memory benchmark")
     parser.add_argument("--size-mb", type=float, default=50)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--batch", type=int, default=400, help="sessions in the batch test")
+    parser.add_argument("--batch", type=int, default=500, help="sessions in the batch test")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--scaling-mb", type=float, default=0,
                         help="also convert an OpenAI JSONL of this size (e.g. 1000) and a 10 MB "
