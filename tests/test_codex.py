@@ -350,6 +350,31 @@ def test_session_id_from_file_name_when_no_session_meta(tmp_path):
     assert session.messages[0].text == "hi"
 
 
+def test_a_cut_first_line_costs_that_line_only():
+    """The first line is not JSON, but the lines after it are records: JSONL, not a document."""
+    rows = (CODEX_CASES / "envelope_basic.jsonl").read_bytes().split(b"\n")
+    cut = b"\n".join([rows[0][:60], *rows[1:]])
+    (session,), problems = read_sessions(cut, "codex")
+    assert [(p.line, p.code) for p in problems] == [(1, "malformed-json")]
+    (whole,), _ = read_sessions(b"\n".join(rows), "codex")
+    assert whole.messages[0].kind == "system_prompt"  # from session_meta, the line lost
+    assert [m.text for m in session.messages] == [m.text for m in whole.messages[1:]]
+
+
+def test_a_cut_pretty_printed_document_is_one_error():
+    data = (CODEX_CASES / "typescript_cli.json").read_bytes()
+    sessions, problems = read_sessions(data[: len(data) // 2], "codex")
+    assert sessions == [] and [p.code for p in problems] == ["truncated-document"]
+
+
+def test_a_lone_surrogate_in_a_one_line_document_is_repaired():
+    data = (CODEX_CASES / "typescript_cli.json").read_bytes().replace(b"\n", b"")
+    data = data.replace(b"Cela fait 4.", b"Cela \\ud800fait 4.")
+    (session,), problems = read_sessions(data, "codex")
+    assert [(p.line, p.code) for p in problems] == [(None, "lone-surrogate")]
+    assert session.messages[-1].text == "Cela \ufffdfait 4."
+
+
 def test_empty_input_yields_no_session():
     assert read_sessions(b"", "codex")[0] == []
     assert read_sessions(b"\n\n", "codex")[0] == []

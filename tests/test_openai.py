@@ -209,6 +209,38 @@ def test_bad_lines_reported_not_fatal():
     assert [m.text for m in sessions[0].messages] == ["fine", "ok"]
 
 
+def test_a_cut_first_line_costs_that_line_only():
+    """The first line is not JSON but the next ones are records: JSONL, not one document."""
+    first, second = (OPENAI / "finetune.jsonl").read_bytes().split(b"\n")[:2]
+    sessions, problems = read_sessions(first[:40] + b"\n" + second + b"\n", "openai")
+    assert codes(problems) == [(1, "malformed-json")]
+    assert [(s.key, s.messages[0].text) for s in sessions] == [("L2", "Patch it")]
+
+
+def test_a_lone_surrogate_on_the_first_line_is_repaired_not_fatal():
+    first, second = (OPENAI / "finetune.jsonl").read_bytes().split(b"\n")[:2]
+    first = first.replace(b"Take off", b"Take \\udfffoff")
+    sessions, problems = read_sessions(first + b"\n" + second + b"\n", "openai")
+    assert codes(problems) == [(1, "lone-surrogate")]
+    assert [s.messages[0].text for s in sessions] == ["Take \ufffdoff", "Patch it"]
+
+
+def test_a_document_whose_lines_look_like_jsonl_is_still_a_document():
+    data = b'{"messages":\n[{"role": "user", "content": "hi"}]\n}\n'
+    (session,), problems = read_sessions(data, "openai")
+    assert problems == [] and [m.text for m in session.messages] == ["hi"]
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("sharegpt", "glaive.json"),
+                                           ("openai", "messages_array.json")])
+def test_a_cut_pretty_printed_document_is_one_error(fmt, name):
+    source = CASES / fmt / name
+    data = source.read_bytes()
+    assert data.count(b"\n") > 4  # pretty-printed
+    sessions, problems = read_sessions(data[: len(data) // 2], fmt)
+    assert sessions == [] and [p.code for p in problems] == ["truncated-document"]
+
+
 def test_duplicate_call_ids_renamed_and_linked():
     (session,), problems = read("duplicate_ids.json")
     assert codes(problems) == [(None, "duplicate-call-id")]

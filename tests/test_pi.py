@@ -463,3 +463,16 @@ def test_corpus_v3_real_capture_two_compactions() -> None:
     assert session.messages[5].extras["first_kept_id"] == "30c6a75f"
     assert session.messages[-2].text == "hello.py prints a fixture greeting."
     assert session.messages[1].provider == "pi-fixture"
+
+
+def test_an_empty_session_id_is_named_after_the_file(tmp_path: Path) -> None:
+    source = tmp_path / "2026-01-01_abc.jsonl"
+    rows = (PI_CASES / "compaction.jsonl").read_bytes().split(b"\n")
+    header = rows[0]
+    rows[0] = header.replace(header[header.index(b'"id":'):].split(b",")[0], b'"id":""')
+    assert b'"id":""' in rows[0]
+    source.write_bytes(b"\n".join(rows))
+    session, problems = read_one(source)
+    assert codes(problems) == [(1, "no-session-id")]
+    assert session.id == "2026-01-01_abc" and session.messages
+    write_checked(session, "sts")

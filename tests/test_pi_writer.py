@@ -10,7 +10,7 @@ import pytest
 from sts.converters.base import ReadContext
 from sts.converters.pi import PiConverter
 from sts.converters.sts import StsConverter
-from sts.model import Message, Session
+from sts.model import Message, Session, TextPart
 from sts.problems import Problems
 from tests.pi_compare import expected, ours
 from tests.support import CASES, SAMPLES, corpus, lines, pi_view, write_checked
@@ -122,6 +122,37 @@ def test_pi_to_pi_on_the_real_capture() -> None:
     (after,) = read(write_checked(before, "pi"))
     for a, b in zip(after.messages, before.messages, strict=True):
         same_message(a, b)
+
+
+def test_system_messages_of_every_kind_survive_pi_write_and_read() -> None:
+    """pi has no system role: the writer stores one as a ``custom_message`` whose customType is
+    ``system`` or ``system:<kind>``, and the Pi reader turns exactly those back into system
+    messages (an extension's own customType, even one starting with "system", stays a user
+    message); the real pi sees them where they were."""
+    start = 1_767_225_600_000
+    kinds = [None, "system_prompt", "developer", "injected_context", "notice", "meta"]
+    messages = [
+        Message("system", [TextPart(f"rule {n}")], kind=kind, id=f"s{n}", timestamp=start + n)
+        for n, kind in enumerate(kinds)
+    ]
+    messages[2:2] = [Message("user", [TextPart("hi")], id="u1", timestamp=start + 10),
+                     Message("assistant", [TextPart("hello")], id="a1", timestamp=start + 11)]
+    messages += [
+        Message("user", [TextPart("from an extension")], kind="custom", id="c1",
+                extras={"custom_type": "systemd-watch"}),
+        Message("system", [TextPart("summary of earlier turns")], kind="compaction", id="k1"),
+        Message("assistant", [TextPart("done")], id="a2"),
+    ]
+    session = Session("system-kinds", messages, harness="my-agent")
+    check_pi_loads(session)
+    custom_types = [e.get("customType") for e in lines(write_checked(session, "pi"))[1:]]
+    assert custom_types[:3] == ["system", "system:system_prompt", None]
+    (after,) = read(write_checked(session, "pi"))
+    assert [(m.role, m.kind, m.text, m.id) for m in after.messages] == [
+        (m.role, m.kind, m.text, m.id) for m in messages
+    ]
+    assert [m.timestamp for m in after.messages[:8]] == [m.timestamp for m in messages[:8]]
+    assert after.messages[8].extras == {"custom_type": "systemd-watch"}
 
 
 def test_sts_output_of_the_v3_sample() -> None:

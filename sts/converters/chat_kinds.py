@@ -47,9 +47,10 @@ def record_kind(record: Any) -> str | None:
     role = record.get("role")
     if role == "session_meta":
         return "meta"
-    if type(role) is str or record.get("type") in CALL_ITEM_TYPES:
+    if type(role) is str:
         return "message"
-    return None
+    kind = record.get("type")
+    return "message" if type(kind) is str and kind in CALL_ITEM_TYPES else None
 
 
 def is_log(record: dict[str, Any]) -> bool:

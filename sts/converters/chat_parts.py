@@ -49,6 +49,8 @@ def one_part(item: Any, line: int | None, problems: Problems) -> Part | None:
         problems.error(line, "unknown-block", f"content part is not an object: {item!r:.40}")
         return None
     kind = item.get("type")
+    if kind is not None and type(kind) is not str:  # a list or object would not even hash
+        return unknown_part(item, kind, line, problems)
     if kind in TEXT_TYPES or (kind is None and "text" in item):
         text = item.get("text", item.get("value"))
         return TextPart(text) if type(text) is str and text else None
@@ -64,6 +66,12 @@ def one_part(item: Any, line: int | None, problems: Problems) -> Part | None:
         return audio_part(item.get("input_audio") or item)
     if kind in ("file", "input_file"):
         return file_part(item.get("file") if type(item.get("file")) is dict else item)
+    return unknown_part(item, kind, line, problems)
+
+
+def unknown_part(item: dict[str, Any], kind: Any, line: int | None, problems: Problems
+                 ) -> Part | None:
+    """A part of unknown type: its ``text`` (warned) when it has one, else nothing (an error)."""
     text = item.get("text")
     if type(text) is str:
         problems.warning(line, "unknown-part", f"content part type {kind!r} read as text")

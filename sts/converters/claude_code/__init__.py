@@ -30,7 +30,8 @@ and metadata lines (read for the title), queue operations other than ``enqueue``
 ``toolUseResult`` side-car, and the ``agentId:`` tail of Task results (kept as linkage).
 Sub-agents become `Session.children` (keys ``agent-<id>`` or ``sidechain-<n>``) with header
 metadata ``parentSessionId``/``parentToolCallId``/``agentId``; the parent lists them in
-``subagentLinks``.
+``subagentLinks``. A file that yields no message and no sub-agent (empty, blank, metadata
+lines only) yields no session: the driver reports ``no-sessions``.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class ClaudeCodeConverter(Converter):
         score = 0.0
         for record in objects[:20]:
             kind = record.get("type")
-            if kind not in LINE_TYPES:
+            if type(kind) is not str or kind not in LINE_TYPES:
                 continue
             if "parentUuid" in record and "sessionId" in record and "uuid" in record:
                 return 0.95
@@ -89,7 +90,8 @@ class ClaudeCodeConverter(Converter):
             transcript = read_transcript(stream, context.problems)
             session = build_main(transcript, context.problems, context.path, subagents)
             del transcript  # the raw lines are no longer needed while the session is written
-        yield session
+        if session.messages or session.children:  # else nothing: the driver reports it
+            yield session
 
     def is_companion(self, path: Path) -> bool:
         from sts.converters.claude_code.subagents import is_companion

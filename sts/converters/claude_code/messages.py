@@ -126,7 +126,7 @@ class Builder:
                 self.tool_call(message, block)
             elif kind == "image":
                 message.content.append(image_part(block))
-            elif kind not in SILENT_BLOCKS:
+            elif type(kind) is not str or kind not in SILENT_BLOCKS:
                 self.problems.error(entry.line, "unknown-block",
                                     f"unknown assistant block type {kind!r} skipped")
 

@@ -98,7 +98,9 @@ def _records(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, dict[s
 def _add(t: Transcript, index: int, lineno: int, record: dict[str, Any], problems: Problems
          ) -> None:
     kind = record.get("type")
-    if kind in THREAD_TYPES:
+    if type(kind) is not str:  # a list or object would not even hash
+        _add_unknown(t, index, lineno, kind, record, problems)
+    elif kind in THREAD_TYPES:
         _add_entry(t, index, lineno, kind, record)
     elif kind in SILENT_TYPES:
         return
@@ -119,10 +121,16 @@ def _add(t: Transcript, index: int, lineno: int, record: dict[str, Any], problem
         if type(title) is str and title.strip():
             t.ai_title = title
     else:
-        problems.error(lineno, "unknown-record", f"unknown line type {kind!r} skipped")
-        if type(record.get("uuid")) is str:
-            _add_entry(t, index, lineno, str(kind), {"uuid": record["uuid"],
-                                                     "parentUuid": record.get("parentUuid")})
+        _add_unknown(t, index, lineno, kind, record, problems)
+
+
+def _add_unknown(t: Transcript, index: int, lineno: int, kind: Any, record: dict[str, Any],
+                 problems: Problems) -> None:
+    """Report a line of unknown type; keep its uuid link so threading walks through it."""
+    problems.error(lineno, "unknown-record", f"unknown line type {kind!r} skipped")
+    if type(record.get("uuid")) is str:
+        _add_entry(t, index, lineno, str(kind), {"uuid": record["uuid"],
+                                                 "parentUuid": record.get("parentUuid")})
 
 
 def _add_entry(t: Transcript, index: int, lineno: int, kind: str, record: dict[str, Any]) -> None:

@@ -47,8 +47,9 @@ class CodexConverter(Converter):
                 return 0.6  # a TS document larger than the head
             return 0.0
         first = objects[0]
-        if type(first.get("payload")) is dict and first.get("type") in RECORD_KINDS:
-            return 0.95 if first.get("type") == "session_meta" else 0.85
+        kind = first.get("type")
+        if type(first.get("payload")) is dict and type(kind) is str and kind in RECORD_KINDS:
+            return 0.95 if kind == "session_meta" else 0.85
         if "record_type" in first or is_legacy_header(first):
             rest = objects[1:]
             if any("record_type" in o or is_legacy_item(o) for o in rest):
@@ -81,7 +82,8 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
 
 def is_legacy_item(record: dict[str, Any]) -> bool:
     """A bare legacy response item (no envelope)."""
-    return record.get("type") in LEGACY_ITEMS and "payload" not in record
+    kind = record.get("type")
+    return type(kind) is str and kind in LEGACY_ITEMS and "payload" not in record
 
 
 __all__ = ["CodexConverter"]

@@ -178,7 +178,7 @@ class SessionBuilder:
             self._image_generation(payload, ts)
         elif kind == "agent_message":
             self._inter_agent(payload, ts)
-        elif kind in SILENT_ITEMS:
+        elif type(kind) is str and kind in SILENT_ITEMS:
             return
         else:
             self.report_unknown(lineno, f"response item {kind!r}")
@@ -364,7 +364,7 @@ class SessionBuilder:
             if self.turn_assistant is not None and type(text) is str:
                 self.turn_assistant.error_message = text
                 self.turn_assistant.stop_reason = "error"
-        elif kind not in SILENT_EVENTS:
+        elif type(kind) is not str or kind not in SILENT_EVENTS:
             self.report_unknown(lineno, f"event {kind!r}")
 
     def _token_count(self, info: Any) -> None:

@@ -49,6 +49,8 @@ def content_parts(content: Any) -> list[Part]:
                 parts.append(TextPart(item))
             continue
         kind = item.get("type")
+        if type(kind) is not str:
+            continue
         if kind in TEXT_TYPES:
             text = item.get("text")
             if type(text) is str:
@@ -79,7 +81,8 @@ def tool_output(output: Any) -> tuple[list[Part], bool | None]:
             parts, _ = tool_output(output["content"])
             success = output["success"]
             return parts, (not success) if type(success) is bool else None
-        if output.get("type") in TEXT_TYPES or output.get("type") == "input_image":
+        item_type = output.get("type")
+        if type(item_type) is str and (item_type in TEXT_TYPES or item_type == "input_image"):
             return content_parts([output]), None
         return [TextPart(orjson.dumps(output).decode())], None
     if output is None:

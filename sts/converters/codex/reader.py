@@ -7,12 +7,11 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, BinaryIO
 
-import orjson
-
 from sts.converters.base import ReadContext
 from sts.converters.codex import is_legacy_header, is_typescript_document
 from sts.converters.codex.builder import SessionBuilder
-from sts.lines import BOM, iter_records, loads_document
+from sts.converters.input_head import NOT_JSON, read_head, read_unclear
+from sts.lines import iter_records, loads_document
 from sts.model import Session
 from sts.timestamps import iso_to_ms, to_ms
 
@@ -37,27 +36,29 @@ META_KEYS = {
 
 
 def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
-    """Yield the session of a rollout: a TypeScript JSON document or JSONL."""
-    head: list[bytes] = []
-    for line in stream:
-        head.append(line)
-        if line.strip():
-            break
-    if not head:
+    """Yield the session of a rollout: a TypeScript JSON document or JSONL.
+
+    A first line that is not JSON starts a pretty-printed document, unless the input is no
+    document and the lines after it are records (JSONL with a damaged first line: only that line
+    is lost; see `sts.converters.input_head`).
+    """
+    head = read_head(stream)
+    if not head.lines:
         return
-    first = head[-1].removeprefix(BOM).strip()
-    try:
-        value = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        value = None
-    if value is None and first[:1] == b"{":
-        document = loads_document(b"".join(head) + stream.read(), context.problems)
-        yield from read_document(document, context)
-        return
+    value = head.value
+    lines: Iterable[bytes] = chain(head.lines, stream)
+    if value is NOT_JSON and head.first.lstrip()[:1] == b"{":
+        document, rest = read_unclear(stream, head, context.problems)
+        if rest is None:
+            yield from read_document(document, context)
+            return
+        lines = rest
     if is_typescript_document(value):
+        if head.repaired:  # parsed again to report the repair
+            value = loads_document(b"".join(head.lines), context.problems)
         yield from read_document(value, context)
         return
-    records = iter_records(chain(head, stream), context.problems)  # type: ignore[arg-type]
+    records = iter_records(lines, context.problems)  # type: ignore[arg-type]
     session = read_lines(records, context)
     if session is not None:
         yield session
@@ -104,7 +105,7 @@ def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Sess
                 builder.compacted(payload, to_ms(record.get("timestamp")))
             elif kind == "world_state":
                 builder.world_state(payload)
-            elif kind not in SILENT_RECORDS:
+            elif type(kind) is not str or kind not in SILENT_RECORDS:
                 builder.report_unknown(lineno, f"record type {kind!r}")
         elif "record_type" in record:
             continue  # legacy state snapshot

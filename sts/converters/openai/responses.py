@@ -38,7 +38,9 @@ def add_item(builder: ChatBuilder, item: Any, line: int | None) -> None:
     if kind is None or kind == "message":
         add_message(builder, item, line)
         return
-    if kind == "reasoning":
+    if type(kind) is not str:  # a list or object would not even hash
+        builder.problems.error(line, "unknown-item", f"unknown item type {kind!r} skipped")
+    elif kind == "reasoning":
         add_reasoning(builder, item)
     elif kind in LEFT_OUT:
         return
@@ -96,8 +98,8 @@ def only_thinking(message: Message) -> bool:
 
 
 def add_reasoning(builder: ChatBuilder, item: dict[str, Any]) -> None:
-    texts = [p.get("text") for p in item.get("content") or [] if type(p) is dict]
-    summary = [p.get("text") for p in item.get("summary") or [] if type(p) is dict]
+    texts = [p.get("text") for p in _list(item.get("content")) if type(p) is dict]
+    summary = [p.get("text") for p in _list(item.get("summary")) if type(p) is dict]
     texts = [t for t in texts if type(t) is str and t]
     summary_text = "\n\n".join(t for t in summary if type(t) is str and t)
     if summary_text and summary_text not in texts:
@@ -158,3 +160,7 @@ def approval_text(item: dict[str, Any]) -> str:
     verdict = "approved" if item.get("approve") else "denied"
     reason = item.get("reason")
     return f"{verdict}: {reason}" if type(reason) is str and reason else verdict
+
+
+def _list(value: Any) -> list[Any]:
+    return value if type(value) is list else []

@@ -70,7 +70,7 @@ class PiConverter(Converter):
 def _looks_like_pi(record: dict[str, Any]) -> bool:
     kind = record.get("type")
     if kind != "message":
-        return kind in PI_ENTRY_TYPES
+        return type(kind) is str and kind in PI_ENTRY_TYPES
     message = record.get("message")
     if "id" in record or "parentId" in record:
         return True

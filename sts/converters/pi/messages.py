@@ -7,7 +7,9 @@ Choices (documented in the package docstring too):
   (``bashExecutionToText``), kind ``bash``; kept even with ``excludeFromContext`` (the user ran
   it, pi shows it), which is recorded in extras;
 - ``custom`` / v2 ``hookMessage`` messages and ``custom_message`` entries → user, kind
-  ``custom``, extras ``custom_type``;
+  ``custom``, extras ``custom_type``; except a ``custom_message`` whose ``customType`` is
+  ``system`` or ``system:<kind>``: the way our Pi writer stores a system message pi has no role
+  for, read back as system with that kind (None for plain ``system``);
 - ``system`` (pi 1.x) → system, kind ``system_prompt`` (its content, else its sections joined);
 - ``compaction`` / ``compactionSummary`` → system, kind ``compaction``; ``branch_summary`` /
   ``branchSummary`` → system, kind ``branch_summary`` (empty summaries are dropped, as pi does);
@@ -216,8 +218,16 @@ class EntryReader:
         return message
 
     def custom_entry(self, entry: Entry, lineno: int, message_id: str | None) -> Message:
-        """A ``custom_message`` entry: extension text that reached the model as a user turn."""
-        message = self.custom(entry, lineno)
+        """A ``custom_message`` entry: extension text that reached the model as a user turn, or
+        a system message as our Pi writer stores it (``customType`` ``system[:<kind>]``)."""
+        custom_type = entry.get("customType")
+        if custom_type == "system" or (
+            type(custom_type) is str and custom_type.startswith("system:")
+        ):
+            kind = custom_type[7:] or None
+            message = Message("system", self.plain_blocks(entry.get("content"), lineno), kind=kind)
+        else:
+            message = self.custom(entry, lineno)
         message.id = message_id
         message.timestamp = to_ms(entry.get("timestamp"))
         return message

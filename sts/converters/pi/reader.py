@@ -28,6 +28,11 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
     if pi_file is None:
         problems.error(None, "no-header", "no Pi session header found: nothing to convert")
         return
+    if not pi_file.header["id"]:
+        stem = context.path.name.removesuffix(".jsonl") if context.path is not None else ""
+        pi_file.header["id"] = stem or "pi-session"
+        problems.warning(pi_file.header_line, "no-session-id",
+                         "empty session id: the session is named after the file")
     builder = SessionBuilder(pi_file, problems)
     yield from builder.sessions(bool(context.options.get("all_branches")))
 
@@ -168,7 +173,7 @@ class SessionBuilder:
                 if type(entry.get("fromId")) is str:
                     message.extras["from_id"] = entry["fromId"]
             return message, state
-        if kind not in SILENT_ENTRIES:
+        if type(kind) is not str or kind not in SILENT_ENTRIES:
             self.problems.error(lineno, "unknown-record", f"unknown entry type {kind!r} skipped")
         return None, state
 
