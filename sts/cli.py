@@ -72,7 +72,7 @@ def convert(
     if source_format and source_format not in converters():
         known = ", ".join(sorted(converters()))
         raise click.UsageError(f"unknown source format {source_format!r} (known: {known})")
-    jobs, any_dir, _companions = plan_jobs(inputs)
+    jobs, any_dir = plan_jobs(inputs)
     target = _target(output, jobs, any_dir)
     options = {
         "all_branches": all_branches,
@@ -131,6 +131,7 @@ class _Report:
         self.warnings = 0
         self.skipped = 0
         self.failed = 0
+        self.companions = 0
         self.usage_error = False
 
     def print_problem(self, problem: Problem) -> None:
@@ -138,6 +139,9 @@ class _Report:
             click.echo(str(problem), err=True)
 
     def add(self, result: JobResult) -> None:
+        if result.status == "companion":
+            self.companions += 1
+            return
         self.files += 1
         self.sessions += result.sessions
         self.errors += result.errors
@@ -151,8 +155,12 @@ class _Report:
     def finish(self, batch: bool) -> None:
         if self.quiet or not (batch or self.errors or self.warnings):
             return
+        companions = (
+            f" ({self.companions} sub-agent file(s) read with their main session)"
+            if self.companions else ""
+        )
         click.echo(
-            f"sts: {self.sessions} session(s) written from {self.files} input(s); "
+            f"sts: {self.sessions} session(s) written from {self.files} input(s){companions}; "
             f"{self.skipped} skipped, {self.failed} failed; "
             f"{self.errors} error(s), {self.warnings} warning(s)",
             err=True,

@@ -55,11 +55,17 @@ class Target:
 
 @dataclass(frozen=True)
 class Job:
-    """One input: a file (`source`) or stdin (`source` None); `rel` names its output in a dir."""
+    """One input: a file (`source`) or stdin (`source` None); `rel` names its output in a dir.
+
+    `walked` marks a file found by walking a directory: it is passed over when it belongs to
+    another file's session (a sub-agent file, say), which the job finds out itself, so that the
+    check runs in the workers rather than before them.
+    """
 
     source: Path | None
     display: str
     rel: Path
+    walked: bool = False
 
 
 @dataclass
@@ -70,7 +76,7 @@ class JobResult:
     """
 
     display: str
-    status: Literal["ok", "skipped", "failed"] = "ok"
+    status: Literal["ok", "skipped", "failed", "companion"] = "ok"
     sessions: int = 0
     problems: list[Problem] = field(default_factory=list)
     usage_error: str | None = None
@@ -84,6 +90,9 @@ class JobResult:
 def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResult:
     """Convert one input; never raises for bad input (problems go into the result)."""
     result = JobResult(job.display)
+    if job.walked and job.source is not None and is_companion(job.source):
+        result.status = "companion"
+        return result
     problems = Problems(job.display, settings.policy, sink)
     result.problems = problems.problems
     try:
@@ -270,16 +279,11 @@ def safe_name(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("._")[:120] or "session"
 
 
-def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool, list[Path]]:
-    """Expand the inputs into jobs.
-
-    Returns the jobs, whether any input was a directory, and the companion files passed over
-    (sub-agent files that their main session's converter reads).
-    """
+def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:
+    """Expand the inputs into jobs; also say whether any input was a directory."""
     names = list(inputs) or ["-"]
     several = len(names) > 1
     jobs: list[Job] = []
-    companions: list[Path] = []
     any_dir = False
     for name in names:
         if name == "-":
@@ -290,13 +294,10 @@ def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool, list[Path]]:
             any_dir = True
             prefix = Path(path.resolve().name) if several else Path()
             for file in walk(path):
-                if is_companion(file):
-                    companions.append(file)
-                    continue
-                jobs.append(Job(file, str(file), prefix / file.relative_to(path)))
+                jobs.append(Job(file, str(file), prefix / file.relative_to(path), walked=True))
         else:
             jobs.append(Job(path, str(path), Path(path.name)))
-    return distinct_outputs(jobs), any_dir, companions
+    return distinct_outputs(jobs), any_dir
 
 
 def distinct_outputs(jobs: list[Job]) -> list[Job]:
@@ -380,7 +381,7 @@ def run_jobs(
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    chunk = max(1, min(64, len(jobs) // (workers * 8)))
+    chunk = max(1, min(16, len(jobs) // (workers * 32)))
     pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings))
     with pool:
         for result in pool.map(_run_in_worker, jobs, chunksize=chunk):
