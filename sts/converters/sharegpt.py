@@ -3,7 +3,7 @@
 Read as a JSON array (parsed whole: such files are documents, not streams), one object, or
 JSONL with one conversation per line (streamed, one session per line). The turn mapping and the
 Hermes ``<tool_call>``/``<tool_response>``/``<think>`` conventions are in
-`sts.converters.sharegpt_turns`; containers and keys in `sts.converters.openai.reader`.
+`sts.converters.chat.sharegpt_turns`; containers and keys in `sts.converters.openai.reader`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.chat_kinds import FROM_ROLES, is_sharegpt
+from sts.converters.chat.kinds import FROM_ROLES, is_sharegpt
 from sts.model import Session
 
 

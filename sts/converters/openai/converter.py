@@ -1,6 +1,6 @@
 """OpenAI-style chat data as sessions.
 
-Containers, detected from the input itself (`sts.converters.chat_input`):
+Containers, detected from the input itself (`sts.converters.chat.containers`):
 
 - a JSON array of messages (or of Responses API items): one session;
 - a JSON object ``{"messages", "tools"?, "functions"?}``, or a JSON array of such objects
@@ -13,7 +13,7 @@ Containers, detected from the input itself (`sts.converters.chat_input`):
 
 A JSON document (array or pretty-printed object) is parsed whole with
 `sts.lines.loads_document`; JSONL is read one line at a time and never held whole. Message
-mapping: `sts.converters.chat_messages`; Responses items: `sts.converters.openai.responses`.
+mapping: `sts.converters.chat.messages`; Responses items: `sts.converters.openai.responses`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.chat_kinds import is_message, record_kind
+from sts.converters.chat.kinds import is_message, record_kind
 from sts.model import Session
 
 KIND_SCORES = {"log": 0.95, "conversation": 0.9, "messages": 0.85, "message": 0.6, "meta": 0.6}

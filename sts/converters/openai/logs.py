@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sts.converters.chat_input import Entry
-from sts.converters.chat_messages import ChatBuilder
+from sts.converters.chat.containers import Entry
+from sts.converters.chat.messages import ChatBuilder
 from sts.converters.openai.responses import add_item
 from sts.model import Message, Session, Usage
 from sts.problems import Problems

@@ -1,6 +1,6 @@
 """The one reading loop behind the ``openai`` and ``sharegpt`` converters.
 
-Both formats come in the same containers (see `sts.converters.chat_input`), and real files mix
+Both formats come in the same containers (see `sts.converters.chat.containers`), and real files mix
 their record shapes, so every record is looked at on its own:
 
 - ``{"messages": [...]}`` (and a line holding a bare message array) → one session each;
@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sts.converters.base import ReadContext
-from sts.converters.chat_input import Entry, document_entries, open_input
-from sts.converters.chat_kinds import is_message, record_kind
-from sts.converters.chat_messages import ChatBuilder
+from sts.converters.chat.containers import Entry, document_entries, open_input
+from sts.converters.chat.kinds import is_message, record_kind
+from sts.converters.chat.messages import ChatBuilder
+from sts.converters.chat.sharegpt_turns import sharegpt_session
 from sts.converters.openai.logs import LogGrouper
 from sts.converters.openai.records import conversation_session, new_session
 from sts.converters.openai.responses import add_item
-from sts.converters.sharegpt_turns import sharegpt_session
 from sts.model import Session
 from sts.problems import Problems
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sts.converters.chat_input import Entry
-from sts.converters.chat_media import attach_side_media
-from sts.converters.chat_messages import ChatBuilder, side_fields
+from sts.converters.chat.containers import Entry
+from sts.converters.chat.media import attach_side_media
+from sts.converters.chat.messages import ChatBuilder, side_fields
+from sts.converters.chat.sharegpt_turns import parse_json_text
 from sts.converters.openai.responses import add_item
-from sts.converters.sharegpt_turns import parse_json_text
 from sts.model import Message, Session, TextPart
 from sts.problems import Problems
 from sts.timestamps import to_ms

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sts.converters.chat_messages import ChatBuilder
-from sts.converters.chat_parts import content_parts, image_from_url, json_text
+from sts.converters.chat.messages import ChatBuilder
+from sts.converters.chat.parts import content_parts, image_from_url, json_text
 from sts.model import ImagePart, Message, TextPart, ThinkingPart
 
 LEFT_OUT = frozenset(

@@ -26,18 +26,18 @@ from typing import Any
 
 import orjson
 
-from sts.converters.chat_input import Entry
-from sts.converters.chat_kinds import ASSISTANT, CALL, FROM_ROLES, SYSTEM, USER
-from sts.converters.chat_media import attach_side_media
-from sts.converters.chat_messages import ChatBuilder, side_fields, split_leading_think
-from sts.converters.chat_parts import json_text
-from sts.converters.hermes_text import (
+from sts.converters.chat.containers import Entry
+from sts.converters.chat.hermes import (
     CALL_CLOSE,
     CALL_OPEN,
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     split_tagged,
 )
+from sts.converters.chat.kinds import ASSISTANT, CALL, FROM_ROLES, SYSTEM, USER
+from sts.converters.chat.media import attach_side_media
+from sts.converters.chat.messages import ChatBuilder, side_fields, split_leading_think
+from sts.converters.chat.parts import json_text
 from sts.model import Message, Session, TextPart, ToolCall
 from sts.problems import Problems
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from sts.arguments import parse_arguments
-from sts.converters.chat_parts import content_parts
-from sts.converters.hermes_text import split_think
+from sts.converters.chat.hermes import split_think
+from sts.converters.chat.parts import content_parts
 from sts.model import Message, Part, Session, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
 from sts.timestamps import to_ms
