@@ -92,7 +92,7 @@ class SessionBuilder:
             if others:
                 self.problems.warning(
                     None, "other-branches",
-                    f"{len(others)} abandoned branch(es) left out (all_branches converts them)",
+                    f"{len(others)} abandoned branch(es) left out (--all-branches writes them)",
                 )
             yield main
             return
