@@ -9,7 +9,6 @@ timestamps, tool results that answer an earlier call, unique ids, and Pi's paren
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -33,12 +32,6 @@ USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 # Legal but worth knowing: a result whose call is not in the file (the source had none), a Pi
 # header without the Hub's harness field, an integer time outside 2000-2100 (a test fixture's).
 WARNING_CODES = frozenset(("orphan-result", "no-harness", "implausible-timestamp"))
-
-
-def validate_file(path: str | Path, fmt: str | None = None) -> list[Problem]:
-    """Validate one file; `fmt` is ``"sts"`` or ``"pi"`` (detected when None)."""
-    path = Path(path)
-    return validate_bytes(path.read_bytes(), fmt, str(path))
 
 
 def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -> list[Problem]:
