@@ -31,6 +31,8 @@ _LONE_ESCAPE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
 _TRAILING = "unexpected content after document"
 _EOF = "unexpected end of data"
 MAX_DEPTH = 1024  # orjson's limit
+RECOVERY_TRIES = 64
+RECORD_KEYS = frozenset(("uuid", "sessionId", "timestamp"))
 
 
 def iter_records(
@@ -43,7 +45,8 @@ def iter_records(
     """Yield ``(line_number, record)`` for every readable line of a JSONL stream.
 
     With `split_glued`, a line holding several JSON values back to back yields each of them
-    (with the same line number); otherwise such a line is an error, as it is for pi itself. With
+    (with the same line number), and complete records glued after a cut-off one are recovered
+    (the cut-off part is reported); otherwise such a line is an error, as it is for pi itself. With
     `objects_only`, a line that is valid JSON but not an object is reported and skipped.
     """
     loads = orjson.loads
@@ -134,6 +137,13 @@ def _parse_slowly(raw: bytes, lineno: int, problems: Problems, split_glued: bool
         text = f"{len(values)} JSON records glued on one line: line skipped"
         problems.error(lineno, "malformed-json", text, raw)
         return []
+    recovered = _recover_tail(data) if split_glued and raw.endswith(b"\n") else None
+    if recovered is not None:
+        start, values = recovered
+        text = (f"a cut-off record (columns 1-{start}) glued to the next one: the cut-off part "
+                f"skipped, {len(values)} record(s) after it kept")
+        problems.error(lineno, "truncated-record", text, raw[:start])
+        return values
     code, text = _diagnose(error, data, cut_off=not raw.endswith(b"\n"))
     problems.error(lineno, code, text, raw)
     return []
@@ -167,9 +177,12 @@ def _repair(data: bytes, lineno: int | None, problems: Problems) -> bytes:
 
 
 def _split_glued(data: bytes) -> list[Any] | None:
-    """Split ``{...}{...}`` into its values, or None when the text is not such a run."""
+    """Split ``{...}{...}`` into its values, or None when the text is not such a run.
+
+    Works on the decoded text: orjson reports error positions in characters, not bytes.
+    """
     values: list[Any] = []
-    rest = data
+    rest = data.decode("utf-8")
     while True:
         try:
             values.append(orjson.loads(rest))
@@ -185,10 +198,39 @@ def _split_glued(data: bytes) -> list[Any] | None:
     return values if len(values) > 1 else None
 
 
+def _recover_tail(data: bytes) -> tuple[int, list[Any]] | None:
+    """Find complete records after a cut-off one on the same line (``{"a":1,"b{"c":2}``).
+
+    Tries each ``{"`` after the start, left to right (at most `RECOVERY_TRIES` of them); the
+    first from which the rest of the line reads as one record or a glued run of records wins. A
+    record must look like a line of its own (an object with ``type`` and one of `RECORD_KEYS`),
+    so that a nested block that happens to end a cut line is never taken for one. Returns the
+    byte offset and the records, or None.
+    """
+    position = 0
+    for _ in range(RECOVERY_TRIES):
+        position = data.find(b'{"', position + 1)
+        if position < 0:
+            return None
+        rest = data[position:]
+        try:
+            values = [orjson.loads(rest)]
+        except orjson.JSONDecodeError as exc:
+            values = _split_glued(rest) if exc.msg == _TRAILING else None
+        if values is not None and all(_looks_like_record(v) for v in values):
+            return position, values
+    return None
+
+
+def _looks_like_record(value: Any) -> bool:
+    return type(value) is dict and "type" in value and not RECORD_KEYS.isdisjoint(value)
+
+
 def _diagnose(exc: orjson.JSONDecodeError, data: bytes, cut_off: bool) -> tuple[str, str]:
     """The problem code and text for JSON orjson rejects."""
     if "depth" in exc.msg or "recursion" in exc.msg.lower():
         return "too-deep", f"JSON nested deeper than {MAX_DEPTH} levels: cannot be read"
-    if cut_off and (exc.msg == _EOF or exc.pos >= len(data.rstrip()) - 1):
+    length = len(data.decode("utf-8", "replace").rstrip())  # orjson counts characters
+    if cut_off and (exc.msg == _EOF or exc.pos >= length - 1):
         return "truncated-line", "cut off: the JSON ends early (no closing brace)"
     return "malformed-json", f"not valid JSON: {exc.msg} at column {exc.colno}"

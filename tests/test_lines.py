@@ -197,3 +197,36 @@ def test_problem_texts_quoting_huge_values_are_shortened():
     problems.error(1, "unknown-role", f"unknown role {'x' * 10_000_000!r}")
     text = problems.problems[0].text
     assert len(text) < 400 and text.startswith("unknown role 'xxx") and text.endswith("xx'")
+
+
+def test_a_record_glued_after_a_cut_off_one_is_recovered():
+    # Claude Code's race: a record cut mid-write, the next record appended on the same line.
+    line = (
+        b'{"type":"pr-link","prNu{"parentUuid":"a","type":"user","uuid":"b",'
+        b'"message":{"role":"user","content":"hi"}}\n'
+    )
+    records, problems = _read_glued(line + b'{"type":"user","uuid":"c"}\n')
+    assert [(n, r["uuid"]) for n, r in records] == [(1, "b"), (2, "c")]
+    assert [(p.line, p.code, p.severity) for p in problems] == [(1, "truncated-record", "error")]
+
+
+def test_a_nested_block_ending_a_cut_line_is_not_taken_for_a_record():
+    line = b'{"type":"assistant","uuid":"a","message":{"content":[{"type":"text","text":"hi"}\n'
+    records, problems = _read_glued(line)
+    assert records == []
+    assert [p.code for p in problems] == ["malformed-json"]
+
+
+def _read_glued(data: bytes):
+    found = []
+    problems = Problems("x.jsonl", "skip", found.append)
+    records = list(iter_records(io.BytesIO(data), problems, split_glued=True))
+    return records, found
+
+
+def test_glued_records_with_non_ascii_text_are_split():
+    # orjson reports error positions in characters: slicing bytes by them would cut mid-record.
+    data = '{"uuid":"a","type":"user","text":"été — 日本語"}{"uuid":"b","type":"user"}\n'
+    records, problems = _read_glued(data.encode())
+    assert [r["uuid"] for _, r in records] == ["a", "b"]
+    assert [p.code for p in problems] == ["glued-records"]
