@@ -28,6 +28,7 @@ from sts.problems import Problems
 from sts.timestamps import to_ms
 
 Entry = dict[str, Any]
+Change = dict[str, str | None]  # the ModelState fields an entry sets
 
 # Entries that carry no message and that we leave out on purpose (pi.md §2 table).
 SILENT_ENTRIES = frozenset(("label", "custom", "session_info", "usage", "context_edit"))
@@ -41,6 +42,56 @@ class ModelState(NamedTuple):
     model: str | None = None
     api: str | None = None
     thinking_level: str | None = None
+
+
+class ProblemLog:
+    """Problems found converting one entry, held until the entry is walked on a path.
+
+    Entries are converted as they are read, so their raw objects need not be kept; their
+    problems are reported when the path walk reaches them (`replay`), so the report is the
+    same as converting along the path: path order, once, and only for entries on a path.
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, tuple[Any, ...]]] = []
+
+    def error(self, line: int | None, code: str, text: str) -> None:
+        self.items.append(("error", (line, code, text)))
+
+    def warning(self, line: int | None, code: str, text: str) -> None:
+        self.items.append(("warning", (line, code, text)))
+
+    def take(self) -> list[tuple[str, tuple[Any, ...]]] | None:
+        """The problems logged since the last call (None when there were none)."""
+        items = self.items
+        if not items:
+            return None
+        self.items = []
+        return items
+
+
+def replay(notes: list[tuple[str, tuple[Any, ...]]], problems: Problems) -> None:
+    """Report problems logged by a `ProblemLog`, in the order they were found."""
+    for severity, args in notes:
+        if severity == "error":
+            problems.error(*args)
+        else:
+            problems.warning(*args)
+
+
+def fill_assistant(message: Message, state: ModelState) -> None:
+    """Give an assistant message the model it lacks from `state`, the state in force after it
+    (its own model, if any, already applied), and the thinking level."""
+    if message.model is None:
+        message.model = state.model
+    if message.provider is None:
+        message.provider = state.provider
+    if message.api is None:
+        message.api = state.api
+    if state.thinking_level is not None:
+        message.extras["thinking_level"] = state.thinking_level
 
 
 def _str(value: Any) -> str | None:
@@ -63,7 +114,7 @@ def message_time(message: Entry, entry: Entry) -> int | None:
 class EntryReader:
     """Converts the entries of one file; reports problems against their line numbers."""
 
-    def __init__(self, problems: Problems) -> None:
+    def __init__(self, problems: ProblemLog) -> None:
         self.problems = problems
 
     # content ---------------------------------------------------------------------------------
@@ -135,17 +186,21 @@ class EntryReader:
     # roles -----------------------------------------------------------------------------------
 
     def message(
-        self, entry: Entry, lineno: int, state: ModelState, message_id: str | None
-    ) -> tuple[Message | None, ModelState]:
-        """The Message of a ``message`` entry (None when left out) and the state after it."""
+        self, entry: Entry, lineno: int, message_id: str | None
+    ) -> tuple[Message | None, Change | None]:
+        """The Message of a ``message`` entry (None when left out) and the state it sets.
+
+        An assistant lacking its own model gets it later, from the path (`fill_assistant`).
+        """
         body = entry.get("message")
         if type(body) is not dict:
             self.problems.error(lineno, "bad-message", "message entry without a message object")
-            return None, state
+            return None, None
         role = body.get("role")
         result: Message | None
+        change: Change | None = None
         if role == "assistant":
-            result, state = self.assistant(body, lineno, state)
+            result, change = self.assistant(body, lineno)
         elif role == "user":
             result = Message("user", self.plain_blocks(body.get("content"), lineno))
         elif role == "toolResult":
@@ -166,37 +221,35 @@ class EntryReader:
                 result.extras["from_id"] = body["fromId"]
         else:
             self.problems.error(lineno, "unknown-role", f"unknown message role {role!r} skipped")
-            return None, state
+            return None, None
         if result is not None:
             result.id = message_id
             result.timestamp = message_time(body, entry)
-        return result, state
+        return result, change
 
-    def assistant(
-        self, body: Entry, lineno: int, state: ModelState
-    ) -> tuple[Message | None, ModelState]:
+    def assistant(self, body: Entry, lineno: int) -> tuple[Message | None, Change | None]:
+        """An assistant message with only its own model fields, and the model it sets."""
         parts, calls = self.assistant_blocks(body.get("content"), lineno)
         provider = _str(body.get("provider"))
         model = _str(body.get("model"))
         api = _str(body.get("api"))
+        change = None
         if model is not None or provider is not None:
-            state = state._replace(provider=provider, model=model, api=api)
+            change = {"provider": provider, "model": model, "api": api}
         message = Message(
             "assistant",
             parts,
             calls,
-            model=model or state.model,
-            provider=provider or state.provider,
-            api=api or state.api,
+            model=model,
+            provider=provider,
+            api=api,
             usage=pi_usage(body.get("usage")),
             stop_reason=_str(body.get("stopReason")),
             error_message=_str(body.get("errorMessage")),
         )
-        if state.thinking_level is not None:
-            message.extras["thinking_level"] = state.thinking_level
         if message.stop_reason in EMPTY_TURN_REASONS and is_empty(message):
-            return None, state
-        return message, state
+            return None, change
+        return message, change
 
     def tool_result(self, body: Entry, lineno: int) -> Message:
         call_id = body.get("toolCallId")

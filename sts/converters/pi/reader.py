@@ -1,14 +1,30 @@
-"""Reading a Pi session file into sessions; the choices are listed in the package docstring."""
+"""Reading a Pi session file into sessions; the choices are listed in the package docstring.
+
+Each entry is converted as soon as it is read, and only what the tree and the path walk need
+is kept of it (`Entry`): its raw object is dropped at once. What a converted message takes from
+its ancestors (an assistant's model in force, the thinking level; a compaction's first kept
+message) is filled in when the path is walked.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from sts.converters.base import ReadContext
+from sts.converters.base import ReadContext, gc_paused
 from sts.converters.pi import PiConverter
-from sts.converters.pi.messages import SILENT_ENTRIES, EntryReader, ModelState, summary_message
-from sts.converters.pi.tree import PiFile, Tree, entry_id
+from sts.converters.pi.messages import (
+    SILENT_ENTRIES,
+    Change,
+    EntryReader,
+    ModelState,
+    ProblemLog,
+    fill_assistant,
+    replay,
+    summary_message,
+)
+from sts.converters.pi.tree import Node, PiFile, Tree, entry_id
 from sts.lines import iter_records
 from sts.model import Message, Session
 from sts.problems import Problems
@@ -21,50 +37,141 @@ HEADER_KEYS = frozenset(
 )
 
 
+@dataclass(slots=True)
+class Entry(Node):
+    """One converted entry: its message (None when it has none), the model state it sets, the
+    problems its conversion found, a compaction's kept-range start (``firstKeptEntryId`` or v1
+    ``firstKeptEntryIndex``), and, once walked, the model state in force after it."""
+
+    message: Message | None = None
+    change: Change | None = None
+    notes: list[tuple[str, tuple[Any, ...]]] | None = None
+    first_kept: str | int | None = None
+    state: ModelState | None = None
+
+
 def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
     """Yield the session on pi's active branch (and, with ``all_branches``, the others)."""
+    with gc_paused():  # the sessions are built before any is yielded: no pause while writing
+        sessions = build_sessions(stream, context)
+    yield from sessions
+
+
+def build_sessions(stream: BinaryIO, context: ReadContext) -> list[Session]:
+    """Every session `read` yields, in order."""
     problems = context.problems
     pi_file = parse_file(stream, problems)
     if pi_file is None:
         problems.error(None, "no-header", "no Pi session header found: nothing to convert")
-        return
+        return []
     if not pi_file.header["id"]:
         stem = context.path.name.removesuffix(".jsonl") if context.path is not None else ""
         pi_file.header["id"] = stem or "pi-session"
         problems.warning(pi_file.header_line, "no-session-id",
                          "empty session id: the session is named after the file")
     builder = SessionBuilder(pi_file, problems)
-    yield from builder.sessions(bool(context.options.get("all_branches")))
+    return list(builder.sessions(bool(context.options.get("all_branches"))))
 
 
 def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
     """Read every line once; the first ``session`` object is the header (pi needs it first)."""
     pi_file: PiFile | None = None
-    for lineno, record in iter_records(stream, problems):
-        if pi_file is None:
-            if record.get("type") == "session" and type(record.get("id")) is str:
-                pi_file = PiFile(record, lineno)
-            else:
-                problems.error(lineno, "no-header", "line before the Pi session header skipped")
-            continue
-        if record.get("type") == "session":
+    records = iter_records(stream, problems)
+    for lineno, record in records:
+        if record.get("type") == "session" and type(record.get("id")) is str:
+            pi_file = PiFile(record, lineno)
+            break
+        problems.error(lineno, "no-header", "line before the Pi session header skipped")
+    if pi_file is None:
+        return None
+    converter = EntryConverter(pi_file.is_tree)
+    entries = pi_file.entries
+    for lineno, record in records:
+        kind = record.get("type")
+        if kind == "session":
             problems.error(lineno, "second-header", "a second session header skipped (pi too)")
             continue
-        pi_file.entries.append((lineno, record))
+        if kind == "session_info":
+            name = record.get("name")
+            pi_file.name = name.strip() or None if type(name) is str else None
+        entries.append(converter.convert(record, kind, lineno, len(entries) + 1))
     return pi_file
+
+
+class EntryConverter:
+    """Turns one raw entry into an `Entry`, independently of the entries before it."""
+
+    def __init__(self, tree: bool) -> None:
+        self.tree = tree
+        self.log = ProblemLog()
+        self.reader = EntryReader(self.log)
+
+    def convert(self, record: dict[str, Any], kind: Any, lineno: int, index: int) -> Entry:
+        """The `Entry` of the raw entry `record` (of type `kind`), the `index`-th parsed one."""
+        own = record.get("id")
+        own = own if type(own) is str else None
+        parent = record.get("parentId")
+        entry = Entry(lineno, own, parent if type(parent) is str else None)
+        message_id = entry_id(own, index, self.tree)
+        if kind == "message":
+            entry.message, entry.change = self.reader.message(record, lineno, message_id)
+        elif kind == "model_change":
+            entry.change = {
+                "provider": _str(record.get("provider")),
+                "model": _str(record.get("modelId")),
+                "api": None,
+            }
+        elif kind == "thinking_level_change":
+            entry.change = {"thinking_level": _str(record.get("thinkingLevel"))}
+        elif kind == "custom_message":
+            entry.message = self.reader.custom_entry(record, lineno, message_id)
+        elif kind == "compaction":
+            entry.message = self.compaction(record, message_id)
+            if entry.message is not None:
+                first = record.get("firstKeptEntryId" if self.tree else "firstKeptEntryIndex")
+                if type(first) is (str if self.tree else int):
+                    entry.first_kept = first
+        elif kind == "branch_summary":
+            entry.message = self.branch_summary(record, message_id)
+        elif type(kind) is not str or kind not in SILENT_ENTRIES:
+            self.log.error(lineno, "unknown-record", f"unknown entry type {kind!r} skipped")
+        entry.notes = self.log.take()
+        return entry
+
+    @staticmethod
+    def compaction(record: dict[str, Any], own_id: str | None) -> Message | None:
+        message = summary_message("compaction", record.get("summary"))
+        if message is None:
+            return None
+        message.id = own_id
+        message.timestamp = to_ms(record.get("timestamp"))
+        tokens = record.get("tokensBefore")
+        if type(tokens) is int:
+            message.extras["tokens_before"] = tokens
+        return message
+
+    @staticmethod
+    def branch_summary(record: dict[str, Any], own_id: str | None) -> Message | None:
+        message = summary_message("branch_summary", record.get("summary"))
+        if message is not None:
+            message.id = own_id
+            message.timestamp = to_ms(record.get("timestamp"))
+            if type(record.get("fromId")) is str:
+                message.extras["from_id"] = record["fromId"]
+        return message
 
 
 class SessionBuilder:
     """Turns a parsed file into the main session and, on request, one per other branch.
 
-    Each entry is converted once (its message depends only on its ancestors), so entries shared
+    Each entry is walked once (its message depends only on its ancestors), so entries shared
     by several branches are reported once and shared by their sessions.
     """
 
     def __init__(self, pi_file: PiFile, problems: Problems) -> None:
         self.file = pi_file
+        self.entries: list[Entry] = pi_file.entries
         self.problems = problems
-        self.reader = EntryReader(problems)
         self.tree = Tree(pi_file, problems) if pi_file.is_tree else None
         header = pi_file.header
         self.start_state = ModelState(
@@ -72,11 +179,10 @@ class SessionBuilder:
             model=_str(header.get("modelId")),
             thinking_level=_str(header.get("thinkingLevel")),
         )
-        self.converted: dict[int, tuple[Message | None, ModelState]] = {}
 
     def sessions(self, all_branches: bool) -> Iterator[Session]:
         if self.tree is None:
-            yield self.session(list(range(len(self.file.entries))))
+            yield self.session(list(range(len(self.entries))))
             return
         active = self.tree.active_path()
         main = self.session(active)
@@ -100,7 +206,7 @@ class SessionBuilder:
             main.key = "main"
         yield main
         for leaf, path in others:
-            leaf_id = self.file.entries[leaf][1]["id"]
+            leaf_id = self.entries[leaf].id
             branch = self.session(path)
             branch.key = f"branch-{leaf_id}"
             branch.id = f"{main.id}.branch-{leaf_id}"
@@ -109,15 +215,15 @@ class SessionBuilder:
             yield branch
 
     def has_own_messages(self, path: list[int], on_path: set[int]) -> bool:
-        own = [pos for pos in path if pos not in on_path]
-        self.convert_path(path)
-        return any(self.converted[pos][0] is not None for pos in own)
+        self.walk(path)
+        entries = self.entries
+        return any(entries[pos].message is not None for pos in path if pos not in on_path)
 
     def session(self, path: list[int]) -> Session:
         header = self.file.header
         session = Session(
             id=header["id"],
-            name=self.name(),
+            name=self.file.name,
             source_format="pi",
             source_version=str(header.get("version", 1)),
             harness=_str(header.get("harness")) or PiConverter.harness,
@@ -125,88 +231,57 @@ class SessionBuilder:
             started_at=to_ms(header.get("timestamp")),
             metadata=header_metadata(header),
         )
-        self.convert_path(path)
-        session.messages = [m for pos in path if (m := self.converted[pos][0]) is not None]
+        self.walk(path)
+        entries = self.entries
+        session.messages = [m for pos in path if (m := entries[pos].message) is not None]
         return session
 
-    def name(self) -> str | None:
-        """pi's rule: the latest session_info in file order, trimmed; empty clears it."""
-        for _, entry in reversed(self.file.entries):
-            if entry.get("type") == "session_info":
-                name = entry.get("name")
-                return name.strip() or None if type(name) is str else None
-        return None
-
-    def convert_path(self, path: list[int]) -> None:
-        """Convert the path's entries not converted yet, carrying the model state down."""
+    def walk(self, path: list[int]) -> None:
+        """Finish the path's entries not walked yet, carrying the model state down: report
+        their problems, apply their model changes, fill what their messages take from it."""
+        entries = self.entries
+        problems = self.problems
         state = self.start_state
         for step, pos in enumerate(path):
-            if pos in self.converted:
-                state = self.converted[pos][1]
+            entry = entries[pos]
+            if entry.state is not None:
+                state = entry.state
                 continue
-            message, state = self.convert(pos, state, path, step)
-            self.converted[pos] = (message, state)
-
-    def convert(
-        self, pos: int, state: ModelState, path: list[int], step: int
-    ) -> tuple[Message | None, ModelState]:
-        """Convert the entry at `pos`, which is ``path[step]``."""
-        lineno, entry = self.file.entries[pos]
-        kind = entry.get("type")
-        own_id = entry_id(entry, pos + 1, self.tree is not None)
-        if kind == "message":
-            return self.reader.message(entry, lineno, state, own_id)
-        if kind == "model_change":
-            provider, model = _str(entry.get("provider")), _str(entry.get("modelId"))
-            return None, state._replace(provider=provider, model=model, api=None)
-        if kind == "thinking_level_change":
-            return None, state._replace(thinking_level=_str(entry.get("thinkingLevel")))
-        if kind == "custom_message":
-            return self.reader.custom_entry(entry, lineno, own_id), state
-        if kind == "compaction":
-            return self.compaction(entry, own_id, path[:step]), state
-        if kind == "branch_summary":
-            message = summary_message("branch_summary", entry.get("summary"))
+            if entry.notes is not None:
+                replay(entry.notes, problems)
+                entry.notes = None
+            if entry.change is not None:
+                state = state._replace(**entry.change)
+            message = entry.message
             if message is not None:
-                message.id = own_id
-                message.timestamp = to_ms(entry.get("timestamp"))
-                if type(entry.get("fromId")) is str:
-                    message.extras["from_id"] = entry["fromId"]
-            return message, state
-        if type(kind) is not str or kind not in SILENT_ENTRIES:
-            self.problems.error(lineno, "unknown-record", f"unknown entry type {kind!r} skipped")
-        return None, state
+                if message.role == "assistant":
+                    fill_assistant(message, state)
+                elif entry.first_kept is not None:
+                    self.mark_first_kept(message, entry.first_kept, path[:step])
+            entry.state = state
 
-    def compaction(self, entry: dict[str, Any], own_id: str | None, ancestors: list[int]):
-        message = summary_message("compaction", entry.get("summary"))
-        if message is None:
-            return None
-        message.id = own_id
-        message.timestamp = to_ms(entry.get("timestamp"))
-        tokens = entry.get("tokensBefore")
-        if type(tokens) is int:
-            message.extras["tokens_before"] = tokens
-        start = self.first_kept_step(entry, ancestors)
-        if start is not None:
-            for pos in ancestors[start:]:
-                kept = self.converted[pos][0]
-                if kept is not None and kept.id is not None:
-                    message.extras["first_kept_id"] = kept.id
-                    break
-        return message
+    def mark_first_kept(self, message: Message, first: str | int, ancestors: list[int]) -> None:
+        """A compaction's extras ``first_kept_id``: the first message with an id at or after
+        its kept-range start, when that resolves on the path before it."""
+        start = self.first_kept_step(first, ancestors)
+        if start is None:
+            return
+        entries = self.entries
+        for pos in ancestors[start:]:
+            kept = entries[pos].message
+            if kept is not None and kept.id is not None:
+                message.extras["first_kept_id"] = kept.id
+                return
 
-    def first_kept_step(self, entry: dict[str, Any], ancestors: list[int]) -> int | None:
+    def first_kept_step(self, first: str | int, ancestors: list[int]) -> int | None:
         """Where on the path (an index into `ancestors`) the kept range starts, if it resolves."""
-        if self.tree is None:
-            index = entry.get("firstKeptEntryIndex")
-            if type(index) is int and 1 <= index <= len(ancestors):
-                return index - 1  # v1: the header is index 0 and the path is every entry
+        if type(first) is int:
+            if 1 <= first <= len(ancestors):
+                return first - 1  # v1: the header is index 0 and the path is every entry
             return None
-        target = entry.get("firstKeptEntryId")
-        if type(target) is not str:
-            return None
+        entries = self.entries
         for step, pos in enumerate(ancestors):
-            if self.file.entries[pos][1].get("id") == target:
+            if entries[pos].id == first:
                 return step
         return None
 

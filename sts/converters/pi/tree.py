@@ -13,16 +13,27 @@ from typing import Any
 
 from sts.problems import Problems
 
-Entry = dict[str, Any]
+
+@dataclass(slots=True)
+class Node:
+    """What the tree needs of one entry: its line, and its ``id``/``parentId`` when strings."""
+
+    lineno: int
+    id: str | None
+    parent: str | None
 
 
 @dataclass(slots=True)
 class PiFile:
-    """A parsed Pi file: the header, the entries after it (with line numbers), the version."""
+    """A parsed Pi file: the header, its entries in file order, and the session name.
 
-    header: Entry
+    `name` follows pi's rule: the latest ``session_info`` in file order, trimmed (empty → None).
+    """
+
+    header: dict[str, Any]
     header_line: int
-    entries: list[tuple[int, Entry]] = field(default_factory=list)
+    entries: list[Any] = field(default_factory=list)  # Node (or a subclass), file order
+    name: str | None = None
 
     @property
     def version(self) -> int:
@@ -36,50 +47,51 @@ class PiFile:
         return self.version >= 2
 
 
-def entry_id(entry: Entry, index: int, tree: bool) -> str | None:
+def entry_id(own_id: str | None, index: int, tree: bool) -> str | None:
     """The id an entry is known by: its own in a tree; in a v1 file a stable made-up one.
 
     pi gives v1 entries new random ids when it migrates them; we use the parsed-entry index
     (the header counting as 0) as 8 hex digits so output is deterministic.
     """
-    if tree:
-        value = entry.get("id")
-        return value if type(value) is str else None
-    return f"{index:08x}"
+    return own_id if tree else f"{index:08x}"
 
 
 class Tree:
     """Index of a v2+ file's entries by id, with pi's leaf and path rules."""
 
     def __init__(self, pi_file: PiFile, problems: Problems) -> None:
-        self.entries = pi_file.entries
+        self.entries: list[Node] = pi_file.entries
         self.by_id: dict[str, int] = {}
         self.problems = problems
-        for position, (lineno, entry) in enumerate(self.entries):
-            key = entry.get("id")
-            if type(key) is not str:
-                problems.error(lineno, "no-entry-id", "entry without a string id: not in the tree")
-                continue
-            if key in self.by_id:
-                problems.warning(
-                    lineno, "duplicate-id", f"entry id {key!r} used twice: the later entry wins"
+        by_id = self.by_id
+        for position, node in enumerate(self.entries):
+            key = node.id
+            if key is None:
+                problems.error(
+                    node.lineno, "no-entry-id", "entry without a string id: not in the tree"
                 )
-            self.by_id[key] = position
+                continue
+            if key in by_id:
+                text = f"entry id {key!r} used twice: the later entry wins"
+                problems.warning(node.lineno, "duplicate-id", text)
+            by_id[key] = position
 
     def path_to(self, position: int) -> list[int]:
         """Entry positions from the root down to the entry at `position` (pi's getBranch)."""
+        entries = self.entries
+        by_id = self.by_id
         path: list[int] = []
         seen: set[int] = set()
         current: int | None = position
         while current is not None:
             if current in seen:
-                lineno = self.entries[current][0]
+                lineno = entries[current].lineno
                 self.problems.error(lineno, "parent-cycle", "parentId chain loops: walk stopped")
                 break
             seen.add(current)
             path.append(current)
-            parent = self.entries[current][1].get("parentId")
-            current = self.by_id.get(parent) if type(parent) is str else None
+            parent = entries[current].parent
+            current = by_id.get(parent) if parent is not None else None
         path.reverse()
         return path
 
@@ -88,15 +100,12 @@ class Tree:
         if not self.entries:
             return []
         last = len(self.entries) - 1
-        if type(self.entries[last][1].get("id")) is not str:
+        if self.entries[last].id is None:
             return [last]  # pi's context falls back to that entry alone
         return self.path_to(last)
 
     def leaves(self) -> list[int]:
         """Positions of entries that no entry names as parent, in file order."""
-        parents = {
-            self.by_id.get(entry.get("parentId"))
-            for _, entry in self.entries
-            if type(entry.get("parentId")) is str
-        }
-        return sorted(pos for pos in self.by_id.values() if pos not in parents)
+        by_id = self.by_id
+        parents = {by_id.get(node.parent) for node in self.entries if node.parent is not None}
+        return sorted(pos for pos in by_id.values() if pos not in parents)
