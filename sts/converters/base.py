@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -112,3 +114,19 @@ class Converter:
         Directory walks skip such files; their main session's converter reads them itself.
         """
         return False
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a converter builds a session.
+
+    Parsed records and messages hold no reference cycles, and the collector's passes over
+    millions of fresh objects cost a quarter of the reading time of a large file.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -82,7 +82,8 @@ class ClaudeCodeConverter(Converter):
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         # the reading modules are loaded only when used: detection stays cheap at start-up
-        from sts.converters.claude_code.records import gc_paused, read_transcript
+        from sts.converters.base import gc_paused
+        from sts.converters.claude_code.records import read_transcript
         from sts.converters.claude_code.session import build_main
 
         subagents = bool(context.options.get("subagents", True))

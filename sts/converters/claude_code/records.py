@@ -10,9 +10,7 @@ kept in the uuid index so that threading can walk through them.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -76,19 +74,6 @@ def read_transcript(stream: BinaryIO, problems: Problems) -> Transcript:
     for index, (lineno, record) in enumerate(_records(stream, problems)):
         _add(transcript, index, lineno, record, problems)
     return transcript
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: parsed lines hold no cycles, and its passes over
-    millions of fresh dicts cost a quarter of the reading time of a large file."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _records(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
