@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from sts.converters.base import Converter, ReadContext
 from sts.converters.registry import converters, detect, get_converter
-from sts.io import atomic_output, open_binary, peek_file, peek_stream
+from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
 from sts.problems import ConversionFailed, Policy, Problem, Problems
 from sts.writers import WRITERS
@@ -122,7 +122,7 @@ def _convert(
     if job.source is None:
         peek, stream = peek_stream(sys.stdin.buffer)
     else:
-        peek, stream = peek_file(job.source), open_binary(job.source)
+        peek, stream = peek_stream(open_binary(job.source), job.source.name)
     with stream:
         converter = pick_converter(peek, settings.source_format)
         if converter is None:
