@@ -91,23 +91,39 @@ def convert(
     """Convert every session of `source` into the directory `destination`; return the files.
 
     Files are named after the source (``<stem>.jsonl``; ``<stem>.<key>.jsonl`` for each session
-    when there are several, and for sub-agents).
+    when there are several, and for sub-agents). Sessions are converted one at a time, so an
+    input holding millions of them needs no more memory than one. Raises ValueError rather than
+    write over the source.
     """
     directory = Path(destination)
-    stem = output_stem(Path(source).name) if isinstance(source, (str, Path)) else "session"
-    sessions = list(read(source, format, **options))
+    is_path = isinstance(source, (str, Path))
+    stem = output_stem(Path(source).name) if is_path else "session"
+    protected = Path(source).resolve() if is_path else None
     written: list[Path] = []
 
     def emit(session: Session, name: str) -> None:
         path = directory / f"{name}.jsonl"
+        if path.resolve() == protected:
+            raise ValueError(f"refusing to write over the input {path}")
         write(session, path, to, harness)
         written.append(path)
         for child in session.children:
             emit(child, f"{name}.{safe_name(child.key or child.id)}")
 
-    for index, session in enumerate(sessions, 1):
-        several = len(sessions) > 1
-        emit(session, f"{stem}.{safe_name(session.key or str(index))}" if several else stem)
+    def suffixed(session: Session, index: int) -> str:
+        return f"{stem}.{safe_name(session.key or str(index))}"
+
+    sessions = read(source, format, **options)
+    first = next(sessions, None)
+    second = next(sessions, None)
+    if second is None:
+        if first is not None:
+            emit(first, stem)
+        return written
+    emit(first, suffixed(first, 1))  # type: ignore[arg-type]
+    emit(second, suffixed(second, 2))
+    for index, session in enumerate(sessions, 3):
+        emit(session, suffixed(session, index))
     return written
 
 

@@ -84,3 +84,25 @@ def test_detect_and_validate():
     assert sts.validate(SAMPLES / "hello.sts.jsonl") == []
     problems = sts.validate(b'{"type":"session","id":"x"}\n')
     assert [p.code for p in problems] == ["bad-header"]
+
+
+def test_convert_streams_and_names_each_session(tmp_path):
+    chats = b"".join(
+        b'{"id":"c%d","messages":[{"role":"user","content":"hi %d"}]}\n' % (i, i) for i in range(3)
+    )
+    source = tmp_path / "chats.jsonl"
+    source.write_bytes(chats)
+    written = sts.convert(source, tmp_path / "out")
+    assert [p.name for p in written] == ["chats.L1.jsonl", "chats.L2.jsonl", "chats.L3.jsonl"]
+    assert [lines(p.read_bytes())[1]["message"]["content"] for p in written] == [
+        "hi 0", "hi 1", "hi 2"
+    ]
+
+
+def test_convert_refuses_to_write_over_its_source(tmp_path):
+    source = tmp_path / "session.jsonl"
+    source.write_bytes((SAMPLES / "hello.sts.jsonl").read_bytes())
+    before = source.read_bytes()
+    with pytest.raises(ValueError, match="refusing to write over the input"):
+        sts.convert(source, tmp_path)
+    assert source.read_bytes() == before
