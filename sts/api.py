@@ -7,12 +7,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.base import ReadContext
 from sts.converters.registry import detect as detect_converter
-from sts.converters.registry import get_converter
-from sts.io import atomic_output, open_binary, peek_file, peek_stream
+from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
-from sts.pipeline import output_stem, safe_name
+from sts.pipeline import keep_raw_lines, output_stem, pick_converter, safe_name
 from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
@@ -39,27 +38,20 @@ def read(
     sink = problems if problems is not None else print_to_stderr
     report = Problems(name, on_error, sink)
     with stream:
-        if path is not None:
-            peek = peek_file(path)
-        else:
-            peek, stream = peek_stream(stream, None)
-        converter = _converter(peek, format)
+        peek, stream = peek_stream(stream, path.name if path is not None else None)
+        converter = pick_converter(peek, format)
+        if converter is None:
+            raise ValueError(f"no converter recognises {name}; pass format=")
         context = ReadContext(report, path, {"subagents": True, **options})
         pending: Session | None = None  # held back so raw lines kept after it reach its header
         for session in converter.read(stream, context):
-            _keep_raw_lines(session, report)
+            keep_raw_lines(session, report)
             if pending is not None:
                 yield pending
             pending = session
         if pending is not None:
-            _keep_raw_lines(pending, report)
+            keep_raw_lines(pending, report)
             yield pending
-
-
-def _keep_raw_lines(session: Session, report: Problems) -> None:
-    kept = report.take_kept()
-    if kept:
-        session.metadata.setdefault("unparsedLines", []).extend(kept)
 
 
 def write(
@@ -131,7 +123,7 @@ def detect(source: Source) -> str | None:
     """The detected source format name of `source`, or None."""
     path, stream, _ = _open(source)
     with stream:
-        peek = peek_file(path) if path is not None else peek_stream(stream, None)[0]
+        peek, _ = peek_stream(stream, path.name if path is not None else None)
     converter = detect_converter(peek)
     return converter.name if converter is not None else None
 
@@ -150,14 +142,5 @@ def _open(source: Source) -> tuple[Path | None, BinaryIO, str]:
         path = Path(source)
         return path, open_binary(path), str(path)
     return None, source, getattr(source, "name", "<stream>")
-
-
-def _converter(peek: Peek, format: str | None) -> Converter:
-    if format:
-        return get_converter(format)
-    converter = detect_converter(peek)
-    if converter is None:
-        raise ValueError(f"no converter recognises {peek.name or 'this input'}; pass format=")
-    return converter
 
 

@@ -194,9 +194,7 @@ class Emitter:
             self.problems.error(None, "no-sessions", "no session found in this input")
 
     def _keep_raw_lines(self, session: Session) -> None:
-        kept = self.problems.take_kept()
-        if kept:
-            session.metadata.setdefault("unparsedLines", []).extend(kept)
+        keep_raw_lines(session, self.problems)
 
     def _write(self, session: Session, index: int | None) -> None:
         harness = self.settings.harness
@@ -259,6 +257,13 @@ def output_path(directory: Path, rel: Path, suffix: str | None = None) -> Path:
     if suffix is not None:
         stem = f"{stem}.{suffix}"
     return directory / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
+
+
+def keep_raw_lines(session: Session, problems: Problems) -> None:
+    """Move the raw lines kept so far (``--on-error keep``) into `session`'s header metadata."""
+    kept = problems.take_kept()
+    if kept:
+        session.metadata.setdefault("unparsedLines", []).extend(kept)
 
 
 def count_children(session: Session) -> int:
