@@ -50,6 +50,11 @@ def read_sessions(
     return sessions, found
 
 
+def line_codes(problems: list[Problem]) -> list[tuple[int | None, str]]:
+    """``(line, code)`` of each problem, in order: what tests assert about bad input."""
+    return [(p.line, p.code) for p in problems]
+
+
 def write_checked(session: Session, to: str, harness: str | None = None) -> bytes:
     """Write `session` as `to` and assert the output passes the shared validator."""
     out = io.BytesIO()

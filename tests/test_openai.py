@@ -19,6 +19,7 @@ from tests.support import (
     CASES,
     CORPUS,
     corpus,
+    line_codes,
     lines,
     pi_view,
     read_sessions,
@@ -32,10 +33,6 @@ CASE_NAMES = sorted(p.name for p in OPENAI.iterdir())
 
 def read(name: str, fmt: str = "openai"):
     return read_sessions(OPENAI / name, fmt)
-
-
-def codes(problems) -> list[tuple[int | None, str]]:
-    return [(p.line, p.code) for p in problems]
 
 
 @pytest.mark.parametrize("to", ["sts", "pi"])
@@ -112,7 +109,7 @@ def test_legacy_function_call_gets_stable_ids_and_links():
 
 def test_reasoning_think_and_details_kept_once():
     sessions, problems = read("reasoning.jsonl")
-    assert codes(problems) == [(3, "unclosed-think")]
+    assert line_codes(problems) == [(3, "unclosed-think")]
     think, details, unclosed = (s.messages[1] for s in sessions)
     assert (think.reasoning, think.text) == ("Add them.", "4")
     assert sum(type(p) is ThinkingPart for p in think.content) == 1
@@ -157,7 +154,7 @@ def test_log_records_grouped_into_conversations():
 
 def test_responses_items_linked_by_call_id():
     (session,), problems = read("responses_items.json")
-    assert codes(problems) == [(None, "unknown-item"), (None, "unknown-item")]
+    assert line_codes(problems) == [(None, "unknown-item"), (None, "unknown-item")]
     roles = " ".join(m.role for m in session.messages)
     assert roles == "system user assistant tool tool assistant tool assistant"
     turn = session.messages[2]
@@ -197,7 +194,7 @@ def test_llamafactory_value_parts():
 
 def test_bad_lines_reported_not_fatal():
     sessions, problems = read("bad_lines.jsonl")
-    assert codes(problems) == [
+    assert line_codes(problems) == [
         (1, "unknown-role"),
         (1, "unknown-block"),
         (2, "malformed-json"),
@@ -213,7 +210,7 @@ def test_a_cut_first_line_costs_that_line_only():
     """The first line is not JSON but the next ones are records: JSONL, not one document."""
     first, second = (OPENAI / "finetune.jsonl").read_bytes().split(b"\n")[:2]
     sessions, problems = read_sessions(first[:40] + b"\n" + second + b"\n", "openai")
-    assert codes(problems) == [(1, "malformed-json")]
+    assert line_codes(problems) == [(1, "malformed-json")]
     assert [(s.key, s.messages[0].text) for s in sessions] == [("L2", "Patch it")]
 
 
@@ -221,7 +218,7 @@ def test_a_lone_surrogate_on_the_first_line_is_repaired_not_fatal():
     first, second = (OPENAI / "finetune.jsonl").read_bytes().split(b"\n")[:2]
     first = first.replace(b"Take off", b"Take \\udfffoff")
     sessions, problems = read_sessions(first + b"\n" + second + b"\n", "openai")
-    assert codes(problems) == [(1, "lone-surrogate")]
+    assert line_codes(problems) == [(1, "lone-surrogate")]
     assert [s.messages[0].text for s in sessions] == ["Take \ufffdoff", "Patch it"]
 
 
@@ -243,7 +240,7 @@ def test_a_cut_pretty_printed_document_is_one_error(fmt, name):
 
 def test_duplicate_call_ids_renamed_and_linked():
     (session,), problems = read("duplicate_ids.json")
-    assert codes(problems) == [(None, "duplicate-call-id")]
+    assert line_codes(problems) == [(None, "duplicate-call-id")]
     pairs = [(m.tool_calls[0].id if m.tool_calls else m.tool_call_id) for m in session.messages[1:]]
     assert pairs == ["call_id", "call_id", "call_id~2", "call_id~2"]
 

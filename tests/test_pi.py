@@ -17,6 +17,7 @@ from tests.support import (
     CASES,
     SAMPLES,
     corpus,
+    line_codes,
     pi_view,
     sts_messages,
     write_checked,
@@ -53,10 +54,6 @@ def case(name: str, **options) -> tuple[Session, list]:
     return read_one(PI_CASES / f"{name}.jsonl", **options)
 
 
-def codes(problems) -> list[tuple[int | None, str]]:
-    return [(p.line, p.code) for p in problems]
-
-
 def texts(session: Session) -> list[tuple[str, str]]:
     return [(m.role, m.text) for m in session.messages]
 
@@ -82,7 +79,7 @@ def test_label_leaf_on_older_branch_picks_that_branch() -> None:
         ("user", "Another one?"), ("assistant", "Green."),
     ]
     assert [m.id for m in session.messages] == ["u1", "a1", "u2", "a2"]
-    assert codes(problems) == [(None, "other-branches")]
+    assert line_codes(problems) == [(None, "other-branches")]
 
 
 def test_all_branches_yields_the_other_leaf_after_main() -> None:
@@ -106,7 +103,7 @@ def test_all_branches_on_a_linear_file_keeps_one_session_without_key() -> None:
 
 def test_several_roots_and_a_missing_parent() -> None:
     session, problems = case("several-roots")
-    assert codes(problems) == [(None, "other-branches")]
+    assert line_codes(problems) == [(None, "other-branches")]
     assert texts(session) == [
         ("user", "My parent is missing, so I am a root."),
         ("assistant", "Answer under the missing parent."),
@@ -120,20 +117,20 @@ def test_several_roots_and_a_missing_parent() -> None:
 
 def test_malformed_line_is_skipped_and_breaks_the_chain_as_in_pi() -> None:
     session, problems = case("malformed-line")
-    assert (3, "malformed-json") in codes(problems)
+    assert (3, "malformed-json") in line_codes(problems)
     # a1 is unreadable, so u2's parent is missing: u2 is a root, as pi sees it
     assert texts(session) == [("user", "Are you there?"), ("assistant", "Yes.")]
 
 
 def test_glued_line_is_dropped_whole_not_split() -> None:
     session, problems = case("glued-line")
-    assert codes(problems) == [(4, "malformed-json")]
+    assert line_codes(problems) == [(4, "malformed-json")]
     assert texts(session) == [("user", "Fix the typo."), ("assistant", "Fixed.")]
 
 
 def test_unknown_entry_role_and_blocks_are_reported_and_skipped() -> None:
     session, problems = case("unknown-entry")
-    assert codes(problems) == [
+    assert line_codes(problems) == [
         (2, "unknown-block"), (3, "unknown-record"), (4, "unknown-role"), (5, "unknown-block"),
     ]
     assert texts(session) == [
@@ -314,7 +311,7 @@ def test_header_fields() -> None:
 
 def test_sample_v3_details() -> None:
     session, problems = read_one(SAMPLES / "pi-v3-session.jsonl")
-    assert codes(problems) == [(None, "other-branches")]
+    assert line_codes(problems) == [(None, "other-branches")]
     kinds = [(m.role, m.kind) for m in session.messages]
     assert kinds == [
         ("user", None), ("assistant", None), ("tool", None), ("assistant", None), ("tool", None),
@@ -417,7 +414,7 @@ def test_corpus_v1_before_compaction() -> None:
 
 def test_corpus_v1_malformed_last_line() -> None:
     session, problems = read_one(corpus("pi", CORPUS_FILES[1]))
-    assert codes(problems) == [(1013, "malformed-json")]
+    assert line_codes(problems) == [(1013, "malformed-json")]
     assert roles(session) == {
         "user": 77, "assistant": 497, "tool": 429, "user:bash": 1, "system:compaction": 1
     }
@@ -445,7 +442,7 @@ def test_corpus_v1_large_session() -> None:
 
 def test_corpus_v3_fixture_unknown_leaf() -> None:
     session, problems = read_one(corpus("pi", CORPUS_FILES[3]))
-    assert codes(problems) == [(9, "unknown-record"), (None, "other-branches")]
+    assert line_codes(problems) == [(9, "unknown-record"), (None, "other-branches")]
     assert [(m.role, m.id) for m in session.messages] == [("user", "e1"), ("assistant", "e7")]
     assert session.messages[1].tool_calls[0].id == "call-2"
     assert session.messages[0].timestamp == 1  # tiny fixture times taken as ms, as pi does
@@ -473,6 +470,6 @@ def test_an_empty_session_id_is_named_after_the_file(tmp_path: Path) -> None:
     assert b'"id":""' in rows[0]
     source.write_bytes(b"\n".join(rows))
     session, problems = read_one(source)
-    assert codes(problems) == [(1, "no-session-id")]
+    assert line_codes(problems) == [(1, "no-session-id")]
     assert session.id == "2026-01-01_abc" and session.messages
     write_checked(session, "sts")

@@ -8,7 +8,15 @@ import pytest
 from sts.converters.registry import detect
 from sts.io import peek_file
 from sts.model import ThinkingPart
-from tests.support import CASES, corpus, pi_view, read_sessions, sts_messages, write_checked
+from tests.support import (
+    CASES,
+    corpus,
+    line_codes,
+    pi_view,
+    read_sessions,
+    sts_messages,
+    write_checked,
+)
 
 SHAREGPT = CASES / "sharegpt"
 GLAIVE = "sharegpt_glaive_toolcall_function_call_observation_6records_prefix.json"
@@ -17,10 +25,6 @@ CASE_NAMES = sorted(p.name for p in SHAREGPT.iterdir())
 
 def read(name: str):
     return read_sessions(SHAREGPT / name, "sharegpt")
-
-
-def codes(problems) -> list[tuple[int | None, str]]:
-    return [(p.line, p.code) for p in problems]
 
 
 @pytest.mark.parametrize("to", ["sts", "pi"])
@@ -50,7 +54,7 @@ def test_glaive_function_call_and_observation():
 
 def test_hermes_think_tool_call_and_tool_response():
     sessions, problems = read("hermes.jsonl")
-    assert codes(problems) == [(2, "bad-tool-call-text")]
+    assert line_codes(problems) == [(2, "bad-tool-call-text")]
     hermes, bad = sessions
     turn = hermes.messages[2]
     assert (turn.reasoning, turn.text) == ("Two cities, two calls.", "Checking both.")
@@ -74,7 +78,9 @@ def test_hermes_think_tool_call_and_tool_response():
 
 def test_parallel_function_calls_orphans_and_bad_turns():
     (session,), problems = read("parallel_function_call.jsonl")
-    assert codes(problems) == [(1, "orphan-result"), (1, "unknown-role"), (1, "bad-function-call")]
+    assert line_codes(problems) == [
+        (1, "orphan-result"), (1, "unknown-role"), (1, "bad-function-call")
+    ]
     texts = [(m.role, m.text) for m in session.messages]
     assert texts == [
         ("user", "Time in two zones"),
