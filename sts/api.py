@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from sts import spill
 from sts.converters.base import ReadContext
 from sts.converters.registry import detect as detect_converter
 from sts.io import atomic_output, open_binary, peek_stream
@@ -48,6 +49,7 @@ def read(
             keep_raw_lines(session, report)
             if pending is not None:
                 yield pending
+                spill.reset()  # the caller has had it: the next session's texts count afresh
             pending = session
         if pending is not None:
             keep_raw_lines(pending, report)

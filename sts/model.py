@@ -1,8 +1,9 @@
 """The common intermediate model: plain values owned by neither sources nor targets.
 
 A converter turns a source format into `Session` objects; a writer turns a `Session` into STS or
-Pi lines. Nothing here does I/O or knows a format. The classes are slotted dataclasses with no
-validation, so building millions of them stays cheap.
+Pi lines. Nothing here knows a format. The classes are slotted dataclasses with no validation,
+so building millions of them stays cheap; the one exception is `TextPart`, whose large texts
+may be held in a temporary file (`sts.spill`) to keep big sessions out of memory.
 """
 
 from __future__ import annotations
@@ -10,15 +11,53 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from sts import spill
+from sts.spill import StoredText
+
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "tool"))
 
 
-@dataclass(slots=True)
 class TextPart:
-    """Plain text."""
+    """Plain text.
 
-    text: str
+    A large text of a large session may be held in a temporary file (`sts.spill`): `text` reads
+    it back, and `value` is then its handle, which writers copy without decoding.
+    """
+
+    __slots__ = ("_text",)
+    __match_args__ = ("text",)
+
+    def __init__(self, text: str | StoredText) -> None:
+        self._text = spill.keep(text) if type(text) is str else text
+
+    @property
+    def text(self) -> str:
+        """The text."""
+        text = self._text
+        return text if type(text) is str else text.load()
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self._text = text
+
+    @property
+    def value(self) -> str | StoredText:
+        """The text, or the handle of a text held in a temporary file (writers copy it as is)."""
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not TextPart:
+            return NotImplemented
+        return self.text == other.text
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclasses
+
+    def __repr__(self) -> str:
+        return f"TextPart(text={self.text!r})"
+
+    def __reduce__(self) -> tuple[type[TextPart], tuple[str]]:
+        return TextPart, (self.text,)
 
 
 @dataclass(slots=True)

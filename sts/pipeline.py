@@ -8,6 +8,7 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 import sys
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from sts import spill
 from sts.converters.base import Converter, ReadContext
 from sts.converters.registry import converters, detect, get_converter
 from sts.io import atomic_output, open_binary, peek_stream
@@ -95,6 +97,7 @@ def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResul
         return result
     problems = Problems(job.display, settings.policy, sink)
     result.problems = problems.problems
+    spill.reset()
     try:
         _convert(job, target, settings, problems, result)
     except ConversionFailed:
@@ -213,6 +216,7 @@ class Emitter:
             if self.settings.subagents:
                 self._write_children(session, path)
         self.result.sessions += 1
+        spill.reset()  # the written session's texts are freed
 
     def _write_file(self, session: Session, path: Path) -> None:
         if self._resolve(path) in self.target.protected:
@@ -387,6 +391,7 @@ def run_jobs(
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(16, len(jobs) // (workers * 32)))
+    gc.freeze()  # forked workers then leave the parent's objects alone: fewer pages copied
     pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings))
     with pool:
         for result in pool.map(_run_in_worker, jobs, chunksize=chunk):

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from sts.converters.base import ReadContext
-from sts.converters.registry import get_converter
+from sts.converters.base import Peek, ReadContext
+from sts.converters.registry import detect, get_converter
 from sts.model import Session
 from sts.problems import Problem, Problems
 from sts.validation import validate_bytes
@@ -34,6 +34,21 @@ def corpus(*parts: str) -> Path:
     path = CORPUS.joinpath(*parts)
     assert path.exists(), f"corpus file missing: {path}"
     return path
+
+
+def seed_files() -> list[Path]:
+    """The samples, the test cases and (when present) the shared corpus: every JSON(L) file."""
+    files = [*sorted(SAMPLES.glob("*")), *sorted(CASES.rglob("*"))]
+    if CORPUS.is_dir():
+        files += sorted(CORPUS.rglob("*"))
+    return [f for f in files if f.is_file() and f.suffix in (".jsonl", ".json", ".ndjson")]
+
+
+def detected(path: Path) -> str | None:
+    """The format detection picks for the file (None when no converter recognises it)."""
+    data = path.read_bytes()
+    converter = detect(Peek(data[: 256 * 1024], path.name, len(data) <= 256 * 1024))
+    return converter.name if converter is not None else None
 
 
 def read_sessions(

@@ -18,28 +18,14 @@ import orjson
 import pytest
 
 import sts
-from sts.converters.base import Peek
-from sts.converters.registry import converters, detect
+from sts.converters.registry import converters
 from sts.io import atomic_output
 from sts.model import Message, Session, TextPart
 from sts.problems import ConversionFailed, Problem
 from sts.writers import write_pi, write_sts
-from tests.support import CASES, CORPUS, SAMPLES, write_checked
+from tests.support import CASES, SAMPLES, detected, seed_files, write_checked
 
 BIG = 300_000  # corpus files above this size get fewer corrupted lines
-
-
-def seed_files() -> list[Path]:
-    files = [*sorted(SAMPLES.glob("*")), *sorted(CASES.rglob("*"))]
-    if CORPUS.is_dir():
-        files += sorted(CORPUS.rglob("*"))
-    return [f for f in files if f.is_file() and f.suffix in (".jsonl", ".json", ".ndjson")]
-
-
-def detected(path: Path) -> str | None:
-    data = path.read_bytes()
-    converter = detect(Peek(data[: 256 * 1024], path.name, len(data) <= 256 * 1024))
-    return converter.name if converter is not None else None
 
 
 def jsonl_seeds() -> list[tuple[str, Path]]:

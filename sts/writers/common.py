@@ -10,6 +10,7 @@ import orjson
 
 from sts.lines import clean_text
 from sts.model import ImagePart, MediaPart, Session, Usage
+from sts.spill import StoredText
 
 _OPTIONS = orjson.OPT_APPEND_NEWLINE
 RESERVED_HEADER_KEYS = frozenset(
@@ -20,14 +21,15 @@ RESERVED_HEADER_KEYS = frozenset(
 def dump_line(obj: Any) -> bytes:
     """One JSON line (with its newline). Lone surrogates, which orjson refuses, become U+FFFD.
 
-    Values nested deeper than orjson writes (255 levels) go through the standard library.
+    A `StoredText` (`TextPart.value`) is copied as the JSON it is stored as. Values nested deeper
+    than orjson writes (255 levels) go through the standard library.
     """
     try:
-        return orjson.dumps(obj, option=_OPTIONS)
+        return orjson.dumps(obj, default=_stored_json, option=_OPTIONS)
     except orjson.JSONEncodeError:
         pass
     try:
-        return orjson.dumps(_clean(obj), option=_OPTIONS)
+        return orjson.dumps(_clean(obj), default=_stored_json, option=_OPTIONS)
     except (orjson.JSONEncodeError, RecursionError):
         return (dumps_deep(obj) + "\n").encode("utf-8")
 
@@ -35,7 +37,21 @@ def dump_line(obj: Any) -> bytes:
 def dumps_deep(value: Any) -> str:
     """Compact JSON text of `value` by the standard library (deeper nesting than orjson), with
     lone surrogates replaced by U+FFFD."""
-    return clean_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return clean_text(
+        json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_stored_text)
+    )
+
+
+def _stored_json(value: Any) -> orjson.Fragment:
+    if type(value) is StoredText:
+        return orjson.Fragment(value.json())
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _stored_text(value: Any) -> str:
+    if type(value) is StoredText:
+        return value.load()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _clean(obj: Any) -> Any:

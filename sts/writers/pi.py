@@ -145,7 +145,7 @@ class PiEntries:
         for part in message.content:
             kind = type(part)
             if kind is TextPart:
-                blocks.append({"type": "text", "text": part.text})
+                blocks.append({"type": "text", "text": part.value})
             elif kind is ThinkingPart:
                 blocks.append(thinking_block(part))
             else:
@@ -211,7 +211,7 @@ def content_blocks(message: Message, images: bool) -> list[dict[str, Any]]:
     for part in message.content:
         kind = type(part)
         if kind is TextPart:
-            blocks.append({"type": "text", "text": part.text})
+            blocks.append({"type": "text", "text": part.value})
         elif kind is ImagePart and images and part.data:
             blocks.append(
                 {"type": "image", "data": part.data, "mimeType": part.media_type or "image/png"}

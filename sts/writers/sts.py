@@ -14,6 +14,7 @@ from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
 from sts.model import ImagePart, MediaPart, Message, Session, TextPart
+from sts.spill import StoredText
 from sts.writers.common import dump_line, header_metadata, placeholder
 
 DEFAULT_HARNESS = "unknown"
@@ -52,11 +53,12 @@ def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:
     return header
 
 
-def sts_content(message: Message) -> str:
-    """The message's text and media placeholders, in order, as one string."""
+def sts_content(message: Message) -> str | StoredText:
+    """The message's text and media placeholders, in order, as one string (a single text held in
+    a temporary file stays a `StoredText`, for `dump_line` to copy)."""
     content = message.content
     if len(content) == 1 and type(content[0]) is TextPart:
-        return content[0].text
+        return content[0].value
     pieces = []
     for part in content:
         kind = type(part)

@@ -18,16 +18,18 @@ from typing import Any
 
 from sts.arguments import parse_arguments
 from sts.converters.claude_code.harness_text import classify
-from sts.converters.claude_code.records import Entry, Queued
+from sts.converters.claude_code.records import AGENT_TAIL, Entry, Queued
 from sts.converters.claude_code.thread import is_synthetic
 from sts.model import ImagePart, MediaPart, Message, Part, TextPart, ThinkingPart, ToolCall, Usage
 from sts.problems import Problems
+from sts.spill import StoredText
 from sts.timestamps import to_ms
 
 PROVIDER = "anthropic"
 API = "anthropic-messages"
 TASK_TOOLS = frozenset(("Task", "Agent"))
-AGENT_TAIL = "agentId: "
+#: What a thread line's record becomes once converted.
+RELEASED: dict[str, Any] = {}
 #: Assistant block types the format defines and the converter leaves out.
 SILENT_BLOCKS = frozenset(("fallback",))
 
@@ -57,6 +59,7 @@ class Builder:
                 self.system(entry)
             elif kind == "attachment":
                 self.attachment(entry)
+            entry.record = RELEASED  # converted: free the line as the messages grow
         for item in queued:
             if item.text.strip() not in typed:
                 message = Message("user", [TextPart(item.text)], kind="queued",
@@ -209,7 +212,7 @@ class Builder:
         self.add(entry, message)
 
     def result_parts(self, entry: Entry, content: Any, call_id: str, task: bool) -> list[Part]:
-        if type(content) is str:
+        if type(content) is str or type(content) is StoredText:
             return [TextPart(content)]
         if content is None:
             return []
@@ -220,6 +223,9 @@ class Builder:
             kind = block.get("type") if type(block) is dict else None
             if kind == "text":
                 text = block.get("text")
+                if type(text) is StoredText:
+                    parts.append(TextPart(text))
+                    continue
                 if type(text) is not str:
                     continue
                 if task and text.startswith(AGENT_TAIL):

@@ -14,9 +14,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from sts import spill
 from sts.lines import iter_records
 from sts.problems import Problems
 
+#: How a Task tool result names its sub-agent (a text block of its own).
+AGENT_TAIL = "agentId: "
+#: The keys of a thread line that conversion reads (`_slim`).
+ENTRY_KEYS = (
+    "type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "message",
+    "isMeta", "isCompactSummary", "isApiErrorMessage", "subtype", "content", "compactMetadata",
+    "attachment",
+)
+#: The usage counters conversion reads.
+USAGE_KEYS = (
+    "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+)
 #: Line types that take part in the parentUuid chain.
 THREAD_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
 #: Metadata line types the converter reads for titles or leaves out on purpose.
@@ -129,6 +142,7 @@ def _add_entry(t: Transcript, index: int, lineno: int, kind: str, record: dict[s
         side = record.pop("toolUseResult", None)
         if type(side) is dict:
             agent_id = side.get("agentId")
+        _store_results(record)
     elif kind == "progress":
         data = record.get("data")
         if type(data) is dict and data.get("type") == "agent_progress":
@@ -137,14 +151,48 @@ def _add_entry(t: Transcript, index: int, lineno: int, kind: str, record: dict[s
                 t.progress_agents.setdefault(tool_id, agent)
         record = {"parentUuid": record.get("parentUuid"), "uuid": uuid, "type": kind,
                   "isSidechain": record.get("isSidechain")}
+    if t.session_id is None or t.cwd is None or t.version is None:
+        _note_session(t, record)
+    record = _slim(record)
     parent = record.get("parentUuid")
     entry = Entry(index, lineno, kind, uuid, parent if type(parent) is str else None, record,
                   record.get("isSidechain") is True, agent_id if type(agent_id) is str else None)
     t.entries.append(entry)
     if uuid is not None:
         t.by_uuid[uuid] = entry
-    if t.session_id is None or t.cwd is None or t.version is None:
-        _note_session(t, record)
+
+
+def _slim(record: dict[str, Any]) -> dict[str, Any]:
+    """The keys of a line that conversion reads (the rest repeat session facts already noted,
+    or are never converted); an assistant's usage cut down to the counters read."""
+    slim = {key: record[key] for key in ENTRY_KEYS if key in record}
+    body = slim.get("message")
+    usage = body.get("usage") if type(body) is dict else None
+    if type(usage) is dict:
+        body["usage"] = {key: usage[key] for key in USAGE_KEYS if key in usage}
+    return slim
+
+
+def _store_results(record: dict[str, Any]) -> None:
+    """Hand the large texts of tool results to `sts.spill` as soon as the line is read (the
+    records are kept until the thread is chosen at the end of the file)."""
+    body = record.get("message")
+    content = body.get("content") if type(body) is dict else None
+    if type(content) is not list:
+        return
+    for block in content:
+        if type(block) is not dict or block.get("type") != "tool_result":
+            continue
+        result = block.get("content")
+        if type(result) is str:
+            block["content"] = spill.keep(result)
+            continue
+        if type(result) is not list:
+            continue
+        for item in result:
+            text = item.get("text") if type(item) is dict else None
+            if type(text) is str and item.get("type") == "text" and not text.startswith(AGENT_TAIL):
+                item["text"] = spill.keep(text)
 
 
 def _note_session(t: Transcript, record: dict[str, Any]) -> None:

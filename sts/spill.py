@@ -1,0 +1,120 @@
+"""Large texts kept in a temporary file while a big session is converted.
+
+A session is written only once it has been read whole (an STS header comes first; Claude Code
+and Pi pick their thread at the end of the file), so a 50 MB session would otherwise sit in
+memory as Python strings, which take up to four bytes per character. Instead, once the texts
+of the current session pass `BUDGET` bytes, each further text of `MIN_CHARS` characters or
+more is stored in an unnamed temporary file (in ``$TMPDIR``) as its JSON string literal, and
+the model holds a `StoredText` handle. Reading `TextPart.text` loads it back; the writers copy
+the stored JSON into their output without decoding it (`orjson.Fragment`).
+
+`reset` starts the count afresh at each session boundary (the converted session has been
+written or handed over), so that streams of small sessions never touch the disk. A temporary
+file lives as long as a handle to it does. Texts orjson cannot encode (lone surrogates) and
+texts met after a failed write to the temporary file stay in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+import orjson
+
+#: Bytes of text (as Python holds it) a session keeps in memory before storing large texts.
+BUDGET = 2 << 20
+#: Texts shorter than this always stay in memory.
+MIN_CHARS = 2048
+_FLUSH_AT = 1 << 20
+
+
+class SpillFile:
+    """An unnamed temporary file that texts are appended to, written in 1 MiB blocks."""
+
+    __slots__ = ("_buffer", "_file", "_written")
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115 (lives with self)
+        self._buffer = bytearray()
+        self._written = 0
+
+    def add(self, data: bytes) -> int:
+        """Append `data`; return its offset. Raises OSError when the file cannot be written."""
+        if len(self._buffer) >= _FLUSH_AT:
+            self._flush()
+        offset = self._written + len(self._buffer)
+        self._buffer += data
+        return offset
+
+    def read(self, offset: int, size: int) -> bytes:
+        """The `size` bytes stored at `offset`."""
+        start = offset - self._written
+        if start >= 0:
+            return bytes(self._buffer[start:start + size])
+        return os.pread(self._file.fileno(), size, offset)
+
+    def _flush(self) -> None:
+        view = memoryview(self._buffer)
+        done = 0
+        try:
+            while done < len(view):
+                done += os.write(self._file.fileno(), view[done:])
+        finally:
+            view.release()
+            del self._buffer[:done]
+            self._written += done
+
+
+class StoredText:
+    """A text held in a `SpillFile` as its JSON string literal (UTF-8)."""
+
+    __slots__ = ("_file", "_offset", "_size")
+
+    def __init__(self, file: SpillFile, offset: int, size: int) -> None:
+        self._file = file
+        self._offset = offset
+        self._size = size
+
+    def json(self) -> bytes:
+        """The text's JSON string literal, quotes included."""
+        return self._file.read(self._offset, self._size)
+
+    def load(self) -> str:
+        """The text itself."""
+        return orjson.loads(self.json())
+
+
+class _State:
+    in_memory = 0
+    file: SpillFile | None = None
+    broken = False
+
+
+def keep(text: str) -> str | StoredText:
+    """`text` itself when short or while the session's budget lasts, else a handle to a stored
+    copy."""
+    if len(text) < MIN_CHARS:
+        return text
+    size = sys.getsizeof(text)
+    if _State.in_memory + size <= BUDGET or _State.broken:
+        _State.in_memory += size
+        return text
+    try:
+        data = orjson.dumps(text)
+    except orjson.JSONEncodeError:  # lone surrogates: the writers clean them later
+        return text
+    try:
+        if _State.file is None:
+            _State.file = SpillFile()
+        return StoredText(_State.file, _State.file.add(data), len(data))
+    except OSError:
+        _State.broken = True
+        return text
+
+
+def reset() -> None:
+    """Start a new session: its texts count from zero and go to a new temporary file."""
+    _State.in_memory = 0
+    _State.file = None
+    _State.broken = False

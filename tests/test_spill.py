@@ -1,0 +1,159 @@
+"""Large texts held in a temporary file (`sts.spill`): the store itself, the budget policy, the
+`TextPart` that wraps a stored text, and the guarantee that matters: every seed file converts to
+byte-identical output whether its texts stay in memory or are all stored."""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+import sts
+from sts import spill
+from sts.model import Message, Session, TextPart
+from sts.spill import SpillFile, StoredText
+from sts.writers import write_pi, write_sts
+from tests.support import detected, seed_files
+
+TRICKY = 'quote " backslash \\ newline \n tab \t nul \x00 é 中文 🙂 \u2028 end'
+
+
+@pytest.fixture(autouse=True)
+def fresh_budget() -> Iterator[None]:
+    spill.reset()
+    yield
+    spill.reset()
+
+
+@pytest.fixture
+def store_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every text of one character or more goes to the temporary file."""
+    monkeypatch.setattr(spill, "BUDGET", 0)
+    monkeypatch.setattr(spill, "MIN_CHARS", 1)
+
+
+def test_texts_read_back_across_flushes(monkeypatch):
+    monkeypatch.setattr(spill, "_FLUSH_AT", 64)
+    store = SpillFile()
+    texts = [f"{i}:{TRICKY * (i % 5)}".encode() for i in range(200)]
+    offsets = [store.add(t) for t in texts]
+    assert store._written > 0 and store._buffer  # some on disk, some still buffered
+    assert [store.read(o, len(t)) for o, t in zip(offsets, texts, strict=True)] == texts
+
+
+def test_short_texts_and_the_budget_stay_in_memory(monkeypatch):
+    monkeypatch.setattr(spill, "BUDGET", 10_000)
+    short = "x" * (spill.MIN_CHARS - 1)
+    assert spill.keep(short) is short
+    first = "a" * 9_000
+    assert spill.keep(first) is first  # within the budget
+    second = spill.keep("b" * 9_000)
+    assert type(second) is StoredText and second.load() == "b" * 9_000
+    spill.reset()
+    third = "c" * 9_000
+    assert spill.keep(third) is third  # a new session counts from zero
+
+
+def test_stored_text_is_its_json_literal(store_everything):
+    stored = spill.keep(TRICKY)
+    assert type(stored) is StoredText
+    assert stored.load() == TRICKY
+    assert stored.json().startswith(b'"') and stored.json().endswith(b'"')
+
+
+def test_lone_surrogates_stay_in_memory(store_everything):
+    text = "broken \udcff half"
+    assert spill.keep(text) is text
+
+
+def test_a_failing_temporary_file_keeps_texts_in_memory(store_everything, monkeypatch):
+    def full(self, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(SpillFile, "add", full)
+    assert spill.keep("one") == "one"
+    assert spill.keep("two") == "two"
+
+
+def test_text_part_wraps_a_stored_text(store_everything):
+    part = TextPart(TRICKY)
+    assert type(part.value) is StoredText
+    assert part.text == TRICKY
+    assert part == TextPart(TRICKY) and part != TextPart("other")
+    assert repr(part) == f"TextPart(text={TRICKY!r})"
+    restored = pickle.loads(pickle.dumps(part))
+    assert restored.text == TRICKY
+    part.text = "changed"
+    assert part.value == "changed"
+
+
+def test_writers_copy_a_stored_text_exactly(monkeypatch):
+    def session() -> Session:
+        return Session("s", [Message("user", [TextPart(TRICKY)]),
+                             Message("assistant", [TextPart("ok")])])
+
+    plain = session()
+    assert type(plain.messages[0].content[0].value) is str
+    monkeypatch.setattr(spill, "BUDGET", 0)
+    monkeypatch.setattr(spill, "MIN_CHARS", 1)
+    stored = session()
+    assert all(type(m.content[0].value) is StoredText for m in stored.messages)
+    for writer in (write_sts, write_pi):
+        a, b = io.BytesIO(), io.BytesIO()
+        writer(stored, a)
+        writer(plain, b)
+        assert a.getvalue() == b.getvalue()
+
+
+def _convert_all(path: Path, fmt: str) -> tuple[bytes, int, int]:
+    """Every session and sub-agent of `path` written to STS and Pi, joined; the number of
+    non-empty text parts, and how many of them are stored."""
+    out, texts, stored = io.BytesIO(), 0, 0
+    pending = list(sts.read(path, fmt, problems=lambda problem: None))
+    while pending:
+        session = pending.pop(0)
+        pending[:0] = session.children
+        for message in session.messages:
+            for part in message.content:
+                if type(part) is TextPart and part.text:
+                    texts += 1
+                    stored += type(part.value) is StoredText
+        write_sts(session, out)
+        write_pi(session, out)
+    return out.getvalue(), texts, stored
+
+
+SEEDS = [(fmt, path) for path in seed_files() if (fmt := detected(path)) is not None]
+
+
+@pytest.mark.parametrize(("fmt", "path"), SEEDS, ids=[f"{f}:{p.name}" for f, p in SEEDS])
+def test_stored_texts_give_the_same_output(fmt, path, monkeypatch):
+    in_memory, texts, none_stored = _convert_all(path, fmt)
+    assert none_stored == 0
+    monkeypatch.setattr(spill, "BUDGET", 0)
+    monkeypatch.setattr(spill, "MIN_CHARS", 1)
+    output, same_texts, stored = _convert_all(path, fmt)
+    assert output == in_memory
+    assert same_texts == texts
+    assert stored > 0 or texts == 0
+
+
+def test_the_cli_stores_texts_of_a_big_session(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sts.cli import main
+
+    monkeypatch.setattr(spill, "BUDGET", 0)
+    source = tmp_path / "big.sts.jsonl"
+    rows = [{"type": "session", "harness": "h", "id": "big"}]
+    rows += [{"type": "message", "message": {"role": "user", "content": f"{i} {TRICKY * 100}"}}
+             for i in range(50)]
+    source.write_bytes(b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows))
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, ["convert", str(source), "--to", "sts", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == source.read_bytes()
