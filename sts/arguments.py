@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from sts.lines import clean_text
+from sts.lines import clean_text, clean_value
 from sts.model import ToolCall
 
 RAW_KEY = "_raw"
@@ -57,6 +57,10 @@ def arguments_json(call: ToolCall) -> str:
     try:
         return orjson.dumps(value).decode()
     except orjson.JSONEncodeError:  # lone surrogates, or nested deeper than orjson writes
+        pass
+    try:  # the same text as a clean value would give when read back
+        return orjson.dumps(clean_value(value)).decode()
+    except (orjson.JSONEncodeError, RecursionError):
         return clean_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 

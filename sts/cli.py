@@ -8,9 +8,18 @@ from pathlib import Path
 
 import click
 
+from sts.allocator import keep_freed_memory
 from sts.converters.registry import MIN_CONFIDENCE, converters, rank
 from sts.io import peek_file, peek_stream
-from sts.pipeline import JobResult, Settings, Target, output_path, plan_jobs, run_jobs
+from sts.pipeline import (
+    JobResult,
+    Settings,
+    Target,
+    output_path,
+    plan_jobs,
+    resolve_cached,
+    run_jobs,
+)
 from sts.problems import POLICIES, Problem
 from sts.writers import WRITERS
 
@@ -72,6 +81,7 @@ def convert(
     if source_format and source_format not in converters():
         known = ", ".join(sorted(converters()))
         raise click.UsageError(f"unknown source format {source_format!r} (known: {known})")
+    keep_freed_memory()
     jobs, any_dir = plan_jobs(inputs)
     target = _target(output, jobs, any_dir)
     options = {
@@ -102,7 +112,10 @@ def convert(
 
 
 def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
-    protected = frozenset(job.source.resolve() for job in jobs if job.source is not None)
+    folders: dict[Path, Path] = {}
+    protected = frozenset(
+        resolve_cached(job.source, folders) for job in jobs if job.source is not None
+    )
     if name is None or name == "-":
         if len(jobs) > 1 or any_dir:
             raise click.UsageError("several inputs need -o DIR (stdout takes one session)")
@@ -113,7 +126,7 @@ def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
         raise click.UsageError(f"refusing to write over the input {output}")
     if as_dir:
         for job in jobs:
-            if output_path(output, job.rel).resolve() in protected:
+            if resolve_cached(output_path(output, job.rel), folders) in protected:
                 raise click.UsageError(
                     f"refusing to write over the input {job.display}: choose another -o DIR"
                 )

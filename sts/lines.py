@@ -116,6 +116,19 @@ def clean_text(value: str) -> str:
     return _SURROGATE.sub("\ufffd", value)
 
 
+def clean_value(value: Any) -> Any:
+    """A copy of a JSON value with lone surrogates in its strings and keys replaced by U+FFFD.
+    Raises RecursionError on values nested deeper than Python recurses."""
+    kind = type(value)
+    if kind is str:
+        return clean_text(value)
+    if kind is dict:
+        return {clean_text(str(k)): clean_value(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [clean_value(v) for v in value]
+    return value
+
+
 def _parse_slowly(raw: bytes, lineno: int, problems: Problems, split_glued: bool) -> list[Any]:
     """Repair and parse a line orjson rejected; report what was repaired or lost.
 

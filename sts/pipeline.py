@@ -225,13 +225,7 @@ class Emitter:
             self.writer(session, out, self.settings.harness, release=True)
 
     def _resolve(self, path: Path) -> Path:
-        """`path.resolve()`, with the folder's resolution remembered (many sessions, one folder)."""
-        if path.is_symlink():
-            return path.resolve()
-        folder = self.resolved_dirs.get(path.parent)
-        if folder is None:
-            folder = self.resolved_dirs[path.parent] = path.parent.resolve()
-        return folder / path.name
+        return resolve_cached(path, self.resolved_dirs)
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None
@@ -253,6 +247,17 @@ class Emitter:
                 None, "subagents-not-written",
                 f"{count} sub-agent session(s) not written: use -o DIR to write them beside it",
             )
+
+
+def resolve_cached(path: Path, folders: dict[Path, Path]) -> Path:
+    """`path.resolve()`, with each folder's resolution remembered in `folders` (many files, few
+    folders: one lstat per file instead of one per path component)."""
+    if path.is_symlink():
+        return path.resolve()
+    folder = folders.get(path.parent)
+    if folder is None:
+        folder = folders[path.parent] = path.parent.resolve()
+    return folder / path.name
 
 
 def output_path(directory: Path, rel: Path, suffix: str | None = None) -> Path:
@@ -391,7 +396,7 @@ def run_jobs(
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(16, len(jobs) // (workers * 32)))
-    gc.freeze()  # forked workers then leave the parent's objects alone: fewer pages copied
+    gc.freeze()  # the forked workers then leave the parent's objects (and their pages) alone
     pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings))
     with pool:
         for result in pool.map(_run_in_worker, jobs, chunksize=chunk):

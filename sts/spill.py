@@ -23,9 +23,9 @@ import tempfile
 import orjson
 
 #: Bytes of text (as Python holds it) a session keeps in memory before storing large texts.
-BUDGET = 2 << 20
+BUDGET = 1 << 20
 #: Texts shorter than this always stay in memory.
-MIN_CHARS = 2048
+MIN_CHARS = 512
 _FLUSH_AT = 1 << 20
 
 

@@ -284,3 +284,11 @@ def test_seeds_cover_the_registered_converters():
     missing = set(converters()) - covered
     assert not missing, f"no sample or test case is detected as {sorted(missing)}"
 
+
+
+def test_arguments_with_a_lone_surrogate_read_back_as_written():
+    """Found by the property above: the stdlib fallback wrote floats unlike orjson does."""
+    call = ToolCall("c", "f", {"": [6.103515625e-05], "\ud800": None})
+    written = arguments_json(call)
+    assert written == '{"":[0.00006103515625],"\ufffd":null}'
+    assert arguments_json(ToolCall("c", "f", orjson.loads(written))) == written

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from sts.lines import clean_text
+from sts.lines import clean_text, clean_value
 from sts.model import ImagePart, MediaPart, Session, Usage
 from sts.spill import StoredText
 
@@ -29,7 +29,7 @@ def dump_line(obj: Any) -> bytes:
     except orjson.JSONEncodeError:
         pass
     try:
-        return orjson.dumps(_clean(obj), default=_stored_json, option=_OPTIONS)
+        return orjson.dumps(clean_value(obj), default=_stored_json, option=_OPTIONS)
     except (orjson.JSONEncodeError, RecursionError):
         return (dumps_deep(obj) + "\n").encode("utf-8")
 
@@ -52,17 +52,6 @@ def _stored_text(value: Any) -> str:
     if type(value) is StoredText:
         return value.load()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-def _clean(obj: Any) -> Any:
-    kind = type(obj)
-    if kind is str:
-        return clean_text(obj)
-    if kind is dict:
-        return {clean_text(str(k)): _clean(v) for k, v in obj.items()}
-    if kind is list or kind is tuple:
-        return [_clean(v) for v in obj]
-    return obj
 
 
 def human_size(size: int) -> str:
