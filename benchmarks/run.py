@@ -91,11 +91,12 @@ def make_inputs(size_mb: float) -> dict[str, Path]:
 def bench_file(name: str, path: Path, runs: int) -> list[str]:
     """Table rows for one input: baseline, → STS, → Pi."""
     size_mb = path.stat().st_size / MIB
-    target_dir = OUT / "converted"
+    target_dir = output_root() / "converted"
     shutil.rmtree(target_dir, ignore_errors=True)
-    target_dir.mkdir()
+    target_dir.mkdir(parents=True)
     commands = {
-        "orjson read+write": [sys.executable, "-c", BASELINE, str(path), str(OUT / "baseline.out")],
+        "orjson read+write": [sys.executable, "-c", BASELINE, str(path),
+                              str(target_dir / "baseline.out")],
         "sts convert → STS": sts_command(str(path), "--to", "sts", "-o", f"{target_dir}/sts/"),
         "sts convert → Pi": sts_command(str(path), "--to", "pi", "-o", f"{target_dir}/pi/"),
     }
@@ -127,7 +128,7 @@ def bench_batch(count: int, workers: int, runs: int) -> list[str]:
                         str(count), "-o", str(directory)], check=True)
     files = sorted(str(f) for f in directory.iterdir())
     shares = [files[i::workers] for i in range(workers)]
-    out = batch_output_dir()
+    out = output_root() / "batch"
     labels = ("-j 1", f"-j {workers}", f"{workers} × -j 1 side by side")
     times: dict[str, list[float]] = {label: [] for label in labels}
     for _ in range(runs):
@@ -152,13 +153,14 @@ def bench_batch(count: int, workers: int, runs: int) -> list[str]:
     return rows
 
 
-def batch_output_dir() -> Path:
-    """Where batch outputs go: a RAM disk when there is one, so that the kernel flushing the
-    previous run's 200 MB to disk does not take CPU from this run's workers."""
+def output_root() -> Path:
+    """Where outputs go: a RAM disk when there is one, so that the kernel flushing one run's
+    output to disk does not take CPU from the next run (on 2 cores it shows), and creating
+    thousands of files right after deleting thousands does not hit ext4's slow path."""
     shm = Path("/dev/shm")
     if shm.is_dir() and os.access(shm, os.W_OK):
         return shm / f"sts-bench-{os.getpid()}"
-    return OUT / "batch-out"
+    return OUT / "out"
 
 
 def measure_together(commands: list[list[str]]) -> float:
@@ -173,7 +175,7 @@ def measure_together(commands: list[list[str]]) -> float:
 
 def first_output_delay(path: Path) -> str:
     """How far into a multi-session conversion the first output file appears."""
-    out = OUT / "stream-out"
+    out = output_root() / "stream"
     shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
     process = subprocess.Popen(sts_command(str(path), "-o", f"{out}/"), stderr=subprocess.DEVNULL)
@@ -196,7 +198,7 @@ def memory_scaling(small_mb: float, big_mb: float) -> list[str]:
         if not path.exists():
             subprocess.run([sys.executable, str(HERE / "make_inputs.py"), "openai",
                             "--size-mb", str(size), "-o", str(path)], check=True)
-        out = OUT / "scaling-out"
+        out = output_root() / "scaling"
         shutil.rmtree(out, ignore_errors=True)
         run = measure(sts_command(str(path), "-o", f"{out}/"))
         sessions = sum(1 for _ in out.iterdir()) if out.exists() else 0
@@ -220,6 +222,14 @@ def main() -> None:
     # PYTHONDONTWRITEBYTECODE would compile every module at each start instead.
     compileall.compile_dir(ROOT / "sts", quiet=2)
     inputs = make_inputs(args.size_mb)
+    try:
+        report(inputs, args)
+    finally:
+        shutil.rmtree(output_root(), ignore_errors=True)
+
+
+def report(inputs: dict[str, Path], args: argparse.Namespace) -> None:
+    """Run every measurement and print the tables."""
     print("| input | pipeline | median s | MiB/s | × orjson | peak RSS MiB | peak ÷ input | exit |")
     print("|---|---|---|---|---|---|---|---|")
     for name, path in inputs.items():
