@@ -8,13 +8,13 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 
 from __future__ import annotations
 
-import gc
 import itertools
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +24,7 @@ from sts.converters.registry import converters, detect, get_converter
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
 from sts.problems import ConversionFailed, Policy, Problem, Problems
+from sts.workers import results_in_order
 from sts.writers import WRITERS
 
 OUTPUT_SUFFIX = ".jsonl"
@@ -359,18 +360,6 @@ def is_companion(path: Path) -> bool:
     return any(converter.is_companion(path) for converter in converters().values())
 
 
-_worker_state: dict[str, Any] = {}
-
-
-def _init_worker(target: Target, settings: Settings) -> None:
-    _worker_state["target"] = target
-    _worker_state["settings"] = settings
-
-
-def _run_in_worker(job: Job) -> JobResult:
-    return run_job(job, _worker_state["target"], _worker_state["settings"], sink=None)
-
-
 def run_jobs(
     jobs: list[Job],
     target: Target,
@@ -393,17 +382,24 @@ def run_jobs(
             if stop_on_failure and result.status == "failed":
                 return
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunk = max(1, min(16, len(jobs) // (workers * 32)))
-    gc.freeze()  # the forked workers then leave the parent's objects (and their pages) alone
-    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(target, settings))
-    with pool:
-        for result in pool.map(_run_in_worker, jobs, chunksize=chunk):
+    run = partial(run_job, target=target, settings=settings)
+    results = results_in_order(jobs, run, workers, _lost)
+    try:
+        for result in results:
             if sink is not None:
                 for problem in result.problems:
                     sink(problem)
             on_result(result)
             if stop_on_failure and result.status == "failed":
-                pool.shutdown(wait=True, cancel_futures=True)
                 return
+    finally:
+        results.close()
+
+
+def _lost(job: Job) -> JobResult:
+    """The result of a job whose worker process died."""
+    result = JobResult(job.display, "failed")
+    result.problems.append(
+        Problem(job.display, None, "worker-died", "the worker process converting it died")
+    )
+    return result

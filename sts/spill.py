@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 import orjson
 
@@ -35,6 +34,8 @@ class SpillFile:
     __slots__ = ("_buffer", "_file", "_written")
 
     def __init__(self) -> None:
+        import tempfile  # only big sessions get here: no import cost for the rest
+
         self._file = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115 (lives with self)
         self._buffer = bytearray()
         self._written = 0
