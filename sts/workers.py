@@ -2,10 +2,10 @@
 
 Where the system can fork (Linux, macOS), the workers are forked once the jobs are planned and
 inherit them: all that crosses processes is chunk numbers, written up front into one pipe that
-every worker claims work from, and the pickled results, one pipe per worker. A worker that dies
-loses only the jobs it had claimed; they come back as failed. Stopping early, the unclaimed
-chunks are taken back and each worker ends after the job it is on. Elsewhere (Windows) a
-`ProcessPoolExecutor` does the same work.
+every worker claims work from, and each chunk's pickled results, one pipe per worker. A worker
+that dies loses only the chunk it was on: its jobs come back as failed. Stopping early, the
+unclaimed chunks are taken back and each worker ends after its current chunk. Elsewhere
+(Windows) a `ProcessPoolExecutor` does the same work.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ Result = TypeVar("Result")
 #: Whether workers are forked (else a ProcessPoolExecutor spawns them).
 FORK = hasattr(os, "fork")
 _CLAIM = struct.Struct("<I")  # the first job index of a chunk
-_LENGTH = struct.Struct("<Q")  # the size of a pickled (index, result)
+_LENGTH = struct.Struct("<Q")  # the size of a pickled (first index, results) of one chunk
 _MAX_CLAIMS = 4096  # 16 KiB of claims: fits an empty pipe's buffer on every system
 
 
@@ -68,14 +68,15 @@ def results_in_order(
 
 def _work(jobs: Sequence[Job], run: Callable[[Job], Result], chunk: int, claims: int,
           out: int) -> None:
-    """A worker's life: claim chunks until none is left, send each result; never returns."""
+    """A worker's life: claim chunks until none is left, send each one's results; never
+    returns."""
     code = 0
     try:
         while len(claim := os.read(claims, _CLAIM.size)) == _CLAIM.size:
             (start,) = _CLAIM.unpack(claim)
-            for index in range(start, min(start + chunk, len(jobs))):
-                payload = pickle.dumps((index, run(jobs[index])), pickle.HIGHEST_PROTOCOL)
-                _write_all(out, _LENGTH.pack(len(payload)) + payload)
+            results = [run(job) for job in jobs[start:start + chunk]]
+            payload = pickle.dumps((start, results), pickle.HIGHEST_PROTOCOL)
+            _write_all(out, _LENGTH.pack(len(payload)) + payload)
     except BaseException:  # interrupted, or the parent is gone: its jobs count as lost
         code = 1
     finally:
@@ -109,9 +110,9 @@ def _collect(jobs: Sequence[Job], children: dict[int, int], lost: Callable[[Job]
                 (size,) = _LENGTH.unpack_from(buffer)
                 if len(buffer) < _LENGTH.size + size:
                     break
-                index, result = pickle.loads(buffer[_LENGTH.size:_LENGTH.size + size])
+                start, results = pickle.loads(buffer[_LENGTH.size:_LENGTH.size + size])
                 del buffer[:_LENGTH.size + size]
-                done[index] = result
+                done.update(enumerate(results, start))
         while next_index in done:
             yield done.pop(next_index)
             next_index += 1
