@@ -26,7 +26,7 @@ Result = TypeVar("Result")
 FORK = hasattr(os, "fork")
 _CLAIM = struct.Struct("<I")  # the first job index of a chunk
 _LENGTH = struct.Struct("<Q")  # the size of a pickled (first index, results) of one chunk
-_MAX_CLAIMS = 4096  # 16 KiB of claims: fits an empty pipe's buffer on every system
+_MAX_CLAIMS = 1024  # 4 KiB of claims: fits an empty pipe's buffer on every system
 
 
 def results_in_order(
@@ -49,21 +49,38 @@ def results_in_order(
     os.close(claims_write)  # read to the end, the pipe says there is no more work
     sys.stdout.flush()
     sys.stderr.flush()
-    gc.freeze()  # the workers then leave the parent's objects (and their pages) alone
     children: dict[int, int] = {}
     try:
-        for _ in range(min(workers, -(-len(jobs) // chunk))):
-            results_read, results_write = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(results_read)
-                _work(jobs, run, chunk, claims_read, results_write)
-            os.close(results_write)
-            children[pid] = results_read
-        gc.unfreeze()
-        yield from _collect(jobs, children, lost)
+        _fork(min(workers, -(-len(jobs) // chunk)), children,
+              lambda out: _work(jobs, run, chunk, claims_read, out))
+        if children:
+            yield from _collect(jobs, children, lost)
+        else:  # the system would not fork at all: convert here
+            yield from map(run, jobs)
     finally:
         _stop(claims_read, children)
+
+
+def _fork(count: int, children: dict[int, int], work: Callable[[int], None]) -> None:
+    """Fork up to `count` workers, each running ``work(result pipe)``; record them in
+    `children` (pid → the pipe's read end). Fewer when the system refuses more processes."""
+    gc.freeze()  # the workers then leave the parent's objects (and their pages) alone
+    try:
+        for _ in range(count):
+            results_read, results_write = os.pipe()
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(results_read)
+                os.close(results_write)
+                return
+            if pid == 0:
+                os.close(results_read)
+                work(results_write)
+            os.close(results_write)
+            children[pid] = results_read
+    finally:
+        gc.unfreeze()
 
 
 def _work(jobs: Sequence[Job], run: Callable[[Job], Result], chunk: int, claims: int,

@@ -96,3 +96,25 @@ def test_fail_stops_workers_after_the_first_failed_input(tmp_path):
     written = list((tmp_path / "out").rglob("*")) if (tmp_path / "out").exists() else []
     assert len(written) < 399  # stopped well before the end
     assert not [p for p in written if p.name.endswith(".tmp")]  # no job cut off halfway
+
+
+def test_when_the_system_will_not_fork_the_jobs_run_here(monkeypatch):
+    def refuse():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    assert list(results_in_order(list(range(50)), double, 2, lost)) == [2 * j for j in range(50)]
+
+
+def test_fewer_workers_than_asked_still_do_every_job(monkeypatch):
+    real_fork, forks = os.fork, []
+
+    def once():
+        if forks:
+            raise OSError(11, "Resource temporarily unavailable")
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", once)
+    assert list(results_in_order(list(range(500)), double, 4, lost)) == [2 * j for j in range(500)]
+    assert no_children_left()
