@@ -384,6 +384,7 @@ def test_corpus_hermes_export_read_as_openai():
     )
     assert problems == []
     assert [s.id for s in sessions] == ["20260219_201205_876b30", "20260219_200627_0bf46c"]
+    assert {s.harness for s in sessions} == {"hermes-agent"}
     lone, second = sessions
     assert [m.role for m in lone.messages] == ["system", "user"]
     roles = [m.role for m in second.messages]
@@ -436,3 +437,69 @@ def test_sniff_big_document_head():
 
 def test_case_files_are_small():
     assert all(p.stat().st_size < 8_000 for p in Path(OPENAI).iterdir())
+
+
+# -- Hermes Agent -------------------------------------------------------------------------------
+def test_hermes_export_lines():
+    sessions, problems = read("hermes_export.jsonl")
+    assert problems == []
+    full, lone = sessions
+    assert (full.id, full.harness, lone.id, lone.harness) == (
+        "20260301_090000_a1b2c3", "hermes-agent", "20260301_100000_d4e5f6", "hermes-agent")
+    assert full.started_at == 1772355600250  # epoch float seconds
+    roles = [m.role for m in full.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "user"]
+    call_turn, result, answer = full.messages[2:5]
+    assert call_turn.text == ""
+    assert call_turn.reasoning == "The user wants the size; wc -c gives it."
+    assert [(c.id, c.name, c.arguments) for c in call_turn.tool_calls] == [
+        ("toolu_bdrk_01ABC", "terminal", {"command": "wc -c README.md"})]
+    assert (result.tool_call_id, result.tool_name) == ("toolu_bdrk_01ABC", "terminal")
+    assert result.text == '{"output": "2048 README.md", "exit_code": 0}'
+    assert answer.text == "\n\nREADME.md is 2048 bytes." and answer.timestamp == 1772355605000
+    assert answer.model == "anthropic/claude-opus-4.6"
+    assert [m.text for m in full.messages[5:]] == ["thanks", "bye"]  # two user turns, kept apart
+    assert full.metadata["source"] == "cli" and full.metadata["tool_call_count"] == 1
+    assert [m.role for m in lone.messages] == ["system", "user"]
+    header = lines(write_checked(full, "sts"))[0]
+    assert header["harness"] == "hermes-agent"
+    write_checked(full, "pi")
+
+
+def test_hermes_gateway_transcript_with_session_meta():
+    (session,), problems = read("hermes_gateway.jsonl")
+    assert problems == []
+    assert session.harness == "hermes-agent"
+    assert session.metadata["platform"] == "discord"
+    assert session.metadata["tools"][0]["function"]["name"] == "terminal"
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
+    assert session.started_at == 1772362800000  # the session_meta line's time
+    assert session.messages[0].timestamp == 1772362805120  # ISO with microseconds
+    assert {m.model for m in session.messages if m.role == "assistant"} == {"nous/hermes-4-405b"}
+    assert session.messages[2].tool_call_id == "call_1"
+
+
+def test_hermes_cli_session_file():
+    (session,), problems = read("hermes_cli_session.json")
+    assert problems == []
+    assert (session.id, session.harness) == ("20260301_120000_0a0b0c", "hermes-agent")
+    assert session.started_at == 1772366400000
+    roles = [m.role for m in session.messages]
+    assert roles == ["system", "user", "assistant", "user"]  # the trailing session_meta: none
+    assert session.messages[2].reasoning == "I read it earlier: one print call."
+    assert session.messages[2].model == "nous/hermes-4-70b"
+
+
+def test_corpus_hermes_cli_session_file():
+    (session,), problems = read_sessions(
+        corpus("hermes", "hermes_cli_session_json_fixture_tool_reasoning.json"), "openai"
+    )
+    assert problems == []
+    assert session.harness == "hermes-agent"
+    assert any(m.tool_calls for m in session.messages)
+    assert any(m.reasoning for m in session.messages)
+
+
+def test_plain_chat_records_keep_the_openai_harness():
+    sessions, _ = read("finetune.jsonl")
+    assert {s.harness for s in sessions} == {"openai"}

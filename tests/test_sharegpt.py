@@ -72,6 +72,7 @@ def test_hermes_think_tool_call_and_tool_response():
     assert final.text == "Oslo is -3 C, Rome 21 C."
     assert not any(type(p) is ThinkingPart for p in final.content)  # empty <think> dropped
     assert hermes.metadata == {"timestamp": "2026-04-13T21:38:56.194348", "completed": True}
+    assert (hermes.harness, bad.harness) == ("hermes-agent", "sharegpt")  # bad: no trajectory keys
     assert bad.messages[1].text == "<tool_call>\n{'name': 'x', 'arguments': {}}\n</tool_call>"
     assert bad.messages[1].tool_calls == []
 

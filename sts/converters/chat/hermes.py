@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+#: The Hub's harness id for Hermes Agent (huggingface.js ``agent-harnesses.ts``).
+HERMES_HARNESS = "hermes-agent"
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 CALL_OPEN = "<tool_call>"

@@ -18,6 +18,8 @@ results. ``{"role", "content"}`` turns are read the same way.
   metadata ``tools``, ``id`` → the session id, ``model`` → the assistant messages' model; other
   scalar fields (``timestamp``, ``completed``, ...) are kept in the metadata as they are. Media
   side lists (``images``, ...) are placed at their ``<image>`` tokens.
+- A Hermes Agent trajectory (a record with ``model``, ``timestamp`` and ``completed``) gives
+  harness ``hermes-agent``; other records ``sharegpt``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from sts.converters.chat.containers import Entry
 from sts.converters.chat.hermes import (
     CALL_CLOSE,
     CALL_OPEN,
+    HERMES_HARNESS,
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     split_tagged,
@@ -45,6 +48,9 @@ USED_FIELDS = frozenset(
     ("conversations", "system", "tools", "id", "model", "images", "videos", "audios")
 )
 
+#: The keys every Hermes Agent trajectory record carries (its save format).
+HERMES_TRAJECTORY_KEYS = ("model", "timestamp", "completed")
+
 
 def sharegpt_session(
     record: dict[str, Any], entry: Entry | None, base: str, problems: Problems
@@ -57,7 +63,9 @@ def sharegpt_session(
         session_id = str(record_id)
     else:
         session_id = f"{base}-{key}" if key else base
-    session = Session(id=session_id, source_format="sharegpt", harness="sharegpt", key=key)
+    hermes = all(k in record for k in HERMES_TRAJECTORY_KEYS)
+    session = Session(id=session_id, source_format="sharegpt",
+                      harness=HERMES_HARNESS if hermes else "sharegpt", key=key)
     model = record.get("model")
     builder = ChatBuilder(session, problems, model if type(model) is str and model else None)
     system = record.get("system")

@@ -73,7 +73,10 @@ def score_document(document: Any) -> float:
 
 def score_records(records: list[Any]) -> float:
     """Confidence from the first records: every one must be a chat record of one kind."""
-    kinds = {record_kind(r) for r in records}
+    found = [record_kind(r) for r in records]
+    if found[:1] == ["meta"] and len(found) > 1 and set(found[1:]) == {"message"}:
+        return 0.85  # a Hermes gateway transcript: its session_meta line, then one message a line
+    kinds = set(found)
     if len(kinds) != 1:
         return 0.3 if kinds <= set(KIND_SCORES) else 0.0
     kind = kinds.pop()

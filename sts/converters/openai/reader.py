@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 
 from sts.converters.base import ReadContext
 from sts.converters.chat.containers import Entry, document_entries, open_input
+from sts.converters.chat.hermes import HERMES_HARNESS
 from sts.converters.chat.kinds import is_message, record_kind
 from sts.converters.chat.messages import ChatBuilder
 from sts.converters.chat.sharegpt_turns import sharegpt_session
@@ -33,6 +34,7 @@ from sts.converters.openai.records import conversation_session, new_session
 from sts.converters.openai.responses import add_item
 from sts.model import Session
 from sts.problems import Problems
+from sts.timestamps import to_ms
 
 
 def base_name(path: Path | None) -> str:
@@ -98,7 +100,11 @@ def read_entries(entries: Iterable[Entry], base: str, problems: Problems) -> Ite
 
 
 def take_meta(builder: ChatBuilder, record: dict[str, Any]) -> None:
-    """A Hermes ``session_meta`` line: model and tools of the transcript."""
+    """A Hermes ``session_meta`` line: model, tools and start of the transcript, and its
+    harness."""
+    builder.session.harness = HERMES_HARNESS
+    if builder.session.started_at is None:
+        builder.session.started_at = to_ms(record.get("timestamp"))
     model = record.get("model")
     if type(model) is str and model:
         builder.model = model

@@ -3,9 +3,11 @@
 A conversation record is the fine-tuning / TRL shape ``{"messages", "tools"?, "functions"?}``
 and its relatives: LLaMA-Factory's ``{"messages", "images"}`` (``<image>`` placeholders in the
 text, paths in a side list), Hermes' ``hermes sessions export`` line (``id``, ``model``,
-``system_prompt``, ``title``, ``started_at`` in epoch seconds). Fields for training only
-(``weight``, ``loss_weight``, ``parallel_tool_calls``) are left out on purpose; ``tools`` and
-``functions`` go into the session metadata.
+``system_prompt``, ``title``, ``started_at`` in epoch seconds) and its older per-session CLI
+file (``session_id``, ``session_start``). Fields for training only (``weight``,
+``loss_weight``, ``parallel_tool_calls``) are left out on purpose; ``tools`` and ``functions``
+go into the session metadata. A Hermes record (``model_config`` and ``message_count``, which
+both Hermes shapes carry) gives harness ``hermes-agent``, the Hub's id for Hermes Agent.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from sts.converters.chat.containers import Entry
+from sts.converters.chat.hermes import HERMES_HARNESS
 from sts.converters.chat.media import attach_side_media
 from sts.converters.chat.messages import ChatBuilder, side_fields
 from sts.converters.chat.sharegpt_turns import parse_json_text
@@ -21,6 +24,9 @@ from sts.model import Message, Session, TextPart
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
+HARNESS = "openai"
+#: Keys of both Hermes session records (the export line and the CLI session file).
+HERMES_KEYS = ("model_config", "message_count")
 START_KEYS = ("started_at", "session_start", "created_at", "created", "startTime")
 ID_KEYS = ("id", "session_id")
 USED_FIELDS = frozenset(
@@ -41,9 +47,14 @@ def new_session(record: Any, entry: Entry | None, base: str) -> Session:
     return Session(
         id=session_id,
         source_format="openai",
-        harness="openai",
+        harness=HERMES_HARNESS if is_hermes(record) else HARNESS,
         key=entry.key if entry is not None and entry.key else None,
     )
+
+
+def is_hermes(record: Any) -> bool:
+    """Whether a record is one of Hermes Agent's session records."""
+    return type(record) is dict and all(key in record for key in HERMES_KEYS)
 
 
 def conversation_session(
