@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import orjson
 
@@ -29,9 +30,10 @@ _FLUSH_AT = 1 << 20
 
 
 class SpillFile:
-    """An unnamed temporary file that texts are appended to, written in 1 MiB blocks."""
+    """An unnamed temporary file that texts are appended to, written in 1 MiB blocks. Safe to
+    use from several threads (sessions read in parallel by a library user)."""
 
-    __slots__ = ("_buffer", "_file", "_written")
+    __slots__ = ("_buffer", "_file", "_lock", "_written")
 
     def __init__(self) -> None:
         import tempfile  # only big sessions get here: no import cost for the rest
@@ -39,20 +41,23 @@ class SpillFile:
         self._file = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115 (lives with self)
         self._buffer = bytearray()
         self._written = 0
+        self._lock = threading.Lock()
 
     def add(self, data: bytes) -> int:
         """Append `data`; return its offset. Raises OSError when the file cannot be written."""
-        if len(self._buffer) >= _FLUSH_AT:
-            self._flush()
-        offset = self._written + len(self._buffer)
-        self._buffer += data
-        return offset
+        with self._lock:
+            if len(self._buffer) >= _FLUSH_AT:
+                self._flush()
+            offset = self._written + len(self._buffer)
+            self._buffer += data
+            return offset
 
     def read(self, offset: int, size: int) -> bytes:
         """The `size` bytes stored at `offset`."""
-        start = offset - self._written
-        if start >= 0:
-            return bytes(self._buffer[start:start + size])
+        with self._lock:
+            start = offset - self._written
+            if start >= 0:
+                return bytes(self._buffer[start:start + size])
         return os.pread(self._file.fileno(), size, offset)
 
     def _flush(self) -> None:
@@ -106,9 +111,10 @@ def keep(text: str) -> str | StoredText:
     except orjson.JSONEncodeError:  # lone surrogates: the writers clean them later
         return text
     try:
-        if _State.file is None:
-            _State.file = SpillFile()
-        return StoredText(_State.file, _State.file.add(data), len(data))
+        file = _State.file
+        if file is None:
+            file = _State.file = SpillFile()
+        return StoredText(file, file.add(data), len(data))
     except OSError:
         _State.broken = True
         return text

@@ -158,3 +158,17 @@ def test_the_cli_stores_texts_of_a_big_session(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["convert", str(source), "--to", "sts", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == source.read_bytes()
+
+
+def test_texts_stored_from_several_threads_read_back(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(spill, "_FLUSH_AT", 4096)
+    store = SpillFile()
+    texts = [f"{i}:{TRICKY * (i % 7)}".encode() for i in range(4000)]
+
+    def round_trip(text: bytes) -> bytes:  # each read races the other threads' adds and flushes
+        return store.read(store.add(text), len(text))
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(round_trip, texts)) == texts
