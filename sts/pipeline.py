@@ -220,13 +220,10 @@ class Emitter:
         spill.reset()  # the written session's texts are freed
 
     def _write_file(self, session: Session, path: Path) -> None:
-        if self._resolve(path) in self.target.protected:
+        if resolve_cached(path, self.resolved_dirs) in self.target.protected:
             raise UsageError(f"refusing to write over the input {path}")
         with atomic_output(path) as out:
             self.writer(session, out, self.settings.harness, release=True)
-
-    def _resolve(self, path: Path) -> Path:
-        return resolve_cached(path, self.resolved_dirs)
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None

@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,13 @@ def read_sessions(
     context = ReadContext(problems, path, {"subagents": True, **options})
     sessions = list(get_converter(fmt).read(io.BytesIO(data), context))
     return sessions, found
+
+
+def walk(sessions: list[Session]) -> Iterator[Session]:
+    """Every session and, after each, its sub-agent sessions (depth first)."""
+    for session in sessions:
+        yield session
+        yield from walk(session.children)
 
 
 def line_codes(problems: list[Problem]) -> list[tuple[int | None, str]]:

@@ -23,7 +23,7 @@ from sts.io import atomic_output
 from sts.model import Message, Session, TextPart
 from sts.problems import ConversionFailed, Problem
 from sts.writers import write_pi, write_sts
-from tests.support import CASES, SAMPLES, detected, seed_files, write_checked
+from tests.support import CASES, SAMPLES, detected, seed_files, walk, write_checked
 
 BIG = 300_000  # corpus files above this size get fewer corrupted lines
 
@@ -56,12 +56,6 @@ def convert(data: bytes, fmt: str, policy: str = "skip") -> tuple[bytes, list[Pr
         out.append(write_checked(session, "sts"))
         write_checked(session, "pi")
     return b"".join(out), found
-
-
-def walk(sessions: list[Session]) -> Iterator[Session]:
-    for session in sessions:
-        yield session
-        yield from walk(session.children)
 
 
 def problems_at(found: list[Problem], line: int) -> list[tuple[str, str]]:

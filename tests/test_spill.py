@@ -17,7 +17,7 @@ from sts import spill
 from sts.model import Message, Session, TextPart
 from sts.spill import SpillFile, StoredText
 from sts.writers import write_pi, write_sts
-from tests.support import detected, seed_files
+from tests.support import detected, seed_files, walk
 
 TRICKY = 'quote " backslash \\ newline \n tab \t nul \x00 é 中文 🙂 \u2028 end'
 
@@ -113,10 +113,7 @@ def _convert_all(path: Path, fmt: str) -> tuple[bytes, int, int]:
     """Every session and sub-agent of `path` written to STS and Pi, joined; the number of
     non-empty text parts, and how many of them are stored."""
     out, texts, stored = io.BytesIO(), 0, 0
-    pending = list(sts.read(path, fmt, problems=lambda problem: None))
-    while pending:
-        session = pending.pop(0)
-        pending[:0] = session.children
+    for session in walk(list(sts.read(path, fmt, problems=lambda problem: None))):
         for message in session.messages:
             for part in message.content:
                 if type(part) is TextPart and part.text:

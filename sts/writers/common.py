@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from sts.lines import clean_text, clean_value
-from sts.model import ImagePart, MediaPart, Session, Usage
+from sts.model import ImagePart, MediaPart, Message, Session, Usage
 from sts.spill import StoredText
 
 _OPTIONS = orjson.OPT_APPEND_NEWLINE
@@ -52,6 +53,17 @@ def _stored_text(value: Any) -> str:
     if type(value) is StoredText:
         return value.load()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def each_message(session: Session, release: bool) -> Iterator[Message]:
+    """The session's messages in order; with `release`, each one's slot in `session.messages`
+    is set to None once the caller has written it, so that a large session's texts are freed as
+    the output is written."""
+    messages = session.messages
+    for index, message in enumerate(messages):
+        yield message
+        if release:
+            messages[index] = None  # type: ignore[call-overload]
 
 
 def human_size(size: int) -> str:

@@ -26,6 +26,7 @@ from sts.arguments import arguments_object
 from sts.model import ImagePart, MediaPart, Message, Session, TextPart, ThinkingPart, Usage
 from sts.writers.common import (
     dump_line,
+    each_message,
     header_metadata,
     iso_from_ms,
     placeholder,
@@ -80,11 +81,8 @@ class PiEntries:
         yield dump_line(self.header())
         if self.session.name:
             yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
-        messages = self.session.messages
-        for index, message in enumerate(messages):
+        for message in each_message(self.session, self.release):
             yield dump_line(self.message_entry(message))
-            if self.release:
-                messages[index] = None  # type: ignore[call-overload]
 
     def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {"type": "session", "version": 3, "id": self.session.id}

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 from sts.arguments import arguments_json
 from sts.model import ImagePart, MediaPart, Message, Session, TextPart
 from sts.spill import StoredText
-from sts.writers.common import dump_line, header_metadata, placeholder
+from sts.writers.common import dump_line, each_message, header_metadata, placeholder
 
 DEFAULT_HARNESS = "unknown"
 
@@ -30,11 +30,8 @@ def write_sts(
     """
     write = out.write
     write(dump_line(sts_header(session, harness)))
-    messages = session.messages
-    for index, message in enumerate(messages):
+    for message in each_message(session, release):
         write(dump_line({"type": "message", "message": sts_message(message)}))
-        if release:
-            messages[index] = None  # type: ignore[call-overload]
 
 
 def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:

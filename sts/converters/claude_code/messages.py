@@ -175,13 +175,8 @@ class Builder:
                 text = block.get("text")
                 if type(text) is str:
                     parts.append(TextPart(text))
-            elif kind == "image":
-                parts.append(image_part(block))
-            elif kind == "document":
-                parts.append(document_part(block))
             else:
-                self.problems.error(entry.line, "unknown-block",
-                                    f"unknown user block type {kind!r} skipped")
+                self.media_block(entry, block, kind, "user", parts)
         if parts:
             self.user_text(entry, parts)
 
@@ -234,14 +229,20 @@ class Builder:
                         self.agent_calls.setdefault(agent[0], call_id)
                     continue
                 parts.append(TextPart(text))
-            elif kind == "image":
-                parts.append(image_part(block))
-            elif kind == "document":
-                parts.append(document_part(block))
             else:
-                self.problems.error(entry.line, "unknown-block",
-                                    f"unknown tool-result block type {kind!r} skipped")
+                self.media_block(entry, block, kind, "tool-result", parts)
         return parts
+
+    def media_block(self, entry: Entry, block: Any, kind: Any, where: str, parts: list[Part]
+                    ) -> None:
+        """An image or document block of a user line or tool result; any other kind reported."""
+        if kind == "image":
+            parts.append(image_part(block))
+        elif kind == "document":
+            parts.append(document_part(block))
+        else:
+            self.problems.error(entry.line, "unknown-block",
+                                f"unknown {where} block type {kind!r} skipped")
 
     def compaction(self, entry: Entry, content: Any) -> None:
         text = "\n\n".join(p.text for p in _text_parts(content))
