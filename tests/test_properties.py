@@ -9,7 +9,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sts.arguments import arguments_json
+from sts.arguments import arguments_json, parse_arguments
 from sts.converters.base import ReadContext
 from sts.converters.registry import converters, get_converter
 from sts.lines import clean_text
@@ -53,8 +53,8 @@ def tool_calls(draw) -> ToolCall:
         arguments, raw = draw(st.dictionaries(text, json_value, max_size=3)), None
     elif kind == "value":
         arguments, raw = draw(json_value.filter(lambda v: v is not None)), None
-    elif kind == "raw":
-        arguments, raw = None, draw(text)  # text that need not be JSON, kept verbatim
+    elif kind == "raw":  # text that need not be JSON, as converters read it (kept verbatim
+        arguments, raw = parse_arguments(draw(text))  # when it is not JSON)
     else:  # double-encoded JSON text: the parsed object, and the source's own text
         arguments = draw(st.dictionaries(ident, st.integers(-1000, 1000), max_size=2))
         raw = orjson.dumps(orjson.dumps(arguments).decode()).decode()
