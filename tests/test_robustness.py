@@ -519,6 +519,20 @@ def test_sts_sample_with_a_lone_surrogate_and_a_missing_role():
     assert len(texts) == 3
 
 
+def test_sts_sample_with_a_repeated_tool_call_renames_the_copy():
+    """Found by the damaged-file property: a duplicated call line wrote one call id twice."""
+    rows = hello_rows()
+    repeated = [*rows[:4], rows[2], rows[3], *rows[4:]]
+    session, texts, found = sts_texts(b"\n".join(repeated), "sts")
+    assert found == [(5, "duplicate-call-id", "warning")]
+    calls = [c.id for m in session.messages for c in m.tool_calls]
+    results = [m.tool_call_id for m in session.messages if m.role == "tool"]
+    assert calls == results == ["t1", "t1~2"]
+    assert len(texts) == 6
+    write_checked(session, "sts")
+    write_checked(session, "pi")
+
+
 PI_CAPTURE = ("pi", "v3-real-pi0.74-fixture-provider-two-compactions.jsonl")
 
 

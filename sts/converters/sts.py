@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from sts.arguments import parse_arguments
 from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.chat.messages import ChatBuilder
 from sts.lines import iter_records
 from sts.model import ROLES, Message, Session, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
@@ -59,6 +59,7 @@ class StsConverter(Converter):
                     problems.error(lineno, "no-header", "line before the STS header skipped")
                     continue
                 session = session_from_header(record, lineno, problems)
+                calls = ChatBuilder(session, problems)
                 continue
             if kind == "session":
                 problems.error(lineno, "second-header", "a second header in one STS file skipped")
@@ -66,7 +67,7 @@ class StsConverter(Converter):
             if kind != "message" or type(record.get("message")) is not dict:
                 problems.error(lineno, "unknown-record", f"not an STS message line (type {kind!r})")
                 continue
-            message = message_from_sts(record["message"], lineno, problems)
+            message = message_from_sts(record["message"], lineno, problems, calls)
             if message is not None:
                 unknown_fields.update(record["message"].keys() - MESSAGE_FIELDS)
                 session.messages.append(message)
@@ -108,8 +109,13 @@ def session_from_header(header: dict[str, Any], lineno: int, problems: Problems)
     )
 
 
-def message_from_sts(data: dict[str, Any], lineno: int, problems: Problems) -> Message | None:
-    """A Message from an STS ``message`` object; None (reported) when it cannot be one."""
+def message_from_sts(
+    data: dict[str, Any], lineno: int, problems: Problems, calls: ChatBuilder
+) -> Message | None:
+    """A Message from an STS ``message`` object; None (reported) when it cannot be one.
+
+    `calls` keeps the session's tool-call ids: a call id used again is renamed (``id~2``,
+    warning ``duplicate-call-id``) and the results after it answer the renamed call."""
     role = data.get("role")
     if type(role) is not str or role not in ROLES:
         problems.error(lineno, "unknown-role", f"unknown role {role!r}: message skipped")
@@ -121,12 +127,12 @@ def message_from_sts(data: dict[str, Any], lineno: int, problems: Problems) -> M
     reasoning = data.get("reasoningContent")
     if type(reasoning) is str and reasoning:
         message.content.insert(0, ThinkingPart(reasoning))
-    calls = data.get("toolCalls")
-    if calls is not None:
-        message.tool_calls = _tool_calls(calls, lineno, problems)
+    tool_calls = data.get("toolCalls")
+    if tool_calls is not None:
+        message.tool_calls = _tool_calls(tool_calls, lineno, problems, calls)
     call_id = data.get("toolCallId")
     if call_id is not None:
-        message.tool_call_id = str(call_id)
+        message.tool_call_id = calls.result_id(call_id, None, lineno) or str(call_id)
     if "timestamp" in data:
         message.timestamp = to_ms(data["timestamp"])
         if message.timestamp is None:
@@ -137,7 +143,8 @@ def message_from_sts(data: dict[str, Any], lineno: int, problems: Problems) -> M
     return message
 
 
-def _tool_calls(calls: Any, lineno: int, problems: Problems) -> list[ToolCall]:
+def _tool_calls(calls: Any, lineno: int, problems: Problems, ids: ChatBuilder
+                ) -> list[ToolCall]:
     if type(calls) is not list:
         problems.error(lineno, "bad-tool-calls", "toolCalls is not a list: calls skipped")
         return []
@@ -147,10 +154,8 @@ def _tool_calls(calls: Any, lineno: int, problems: Problems) -> list[ToolCall]:
         if type(function) is not dict or not call.get("id"):
             problems.error(lineno, "bad-tool-call", "tool call without id or function skipped")
             continue
-        arguments, raw = parse_arguments(function.get("arguments", "{}"))
-        result.append(
-            ToolCall(str(call["id"]), str(function.get("name", "")), arguments, raw)
-        )
+        name = str(function.get("name", ""))
+        result.append(ids.call(call["id"], name, function.get("arguments", "{}"), lineno))
     return result
 
 
