@@ -17,7 +17,7 @@ from sts import spill
 from sts.model import Message, Session, TextPart
 from sts.spill import SpillFile, StoredText
 from sts.writers import write_pi, write_sts
-from tests.support import detected, seed_files, walk
+from tests.support import detected, seed_files, walk, write_checked
 
 TRICKY = 'quote " backslash \\ newline \n tab \t nul \x00 é 中文 🙂 \u2028 end'
 
@@ -119,8 +119,8 @@ def _convert_all(path: Path, fmt: str) -> tuple[bytes, int, int]:
                 if type(part) is TextPart and part.text:
                     texts += 1
                     stored += type(part.value) is StoredText
-        write_sts(session, out)
-        write_pi(session, out)
+        out.write(write_checked(session, "sts"))
+        out.write(write_checked(session, "pi"))
     return out.getvalue(), texts, stored
 
 

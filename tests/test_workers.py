@@ -9,7 +9,7 @@ import pytest
 
 from sts import workers
 from sts.workers import results_in_order
-from tests.support import CASES
+from tests.support import CASES, assert_valid
 from tests.test_cli import EXAMPLE, MALFORMED, copy, sts
 
 
@@ -82,7 +82,9 @@ def test_the_command_gives_the_same_files_and_report_with_workers(tmp_path):
     two = sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*.jsonl"))
     assert one == two and len(one) >= 40
     for rel in one:
-        assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes()
+        written = (tmp_path / "one" / rel).read_bytes()
+        assert written == (tmp_path / "two" / rel).read_bytes()
+        assert_valid(written, "sts")
 
 
 def test_fail_stops_workers_after_the_first_failed_input(tmp_path):
