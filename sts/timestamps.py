@@ -21,8 +21,7 @@ def to_ms(value: object) -> int | None:
     if kind is int or kind is float:
         if value != value or value in (float("inf"), float("-inf")):  # NaN, infinities
             return None
-        ms = round(value * 1000) if abs(value) < _SECONDS_LIMIT else int(value)
-        return ms if _MIN_MS <= ms <= _MAX_MS else None
+        return epoch_ms(round(value * 1000) if abs(value) < _SECONDS_LIMIT else value)
     if kind is str and value:
         text = value.strip()
         try:
@@ -31,6 +30,14 @@ def to_ms(value: object) -> int | None:
             pass
         return iso_to_ms(text)
     return None
+
+
+def epoch_ms(value: int | float) -> int | None:
+    """A number already in epoch ms as an int; None for NaN, infinities and times outside the
+    years 1 to 9999."""
+    if value != value or not _MIN_MS <= value <= _MAX_MS:  # NaN compares false: None too
+        return None
+    return int(value)
 
 
 def iso_to_ms(text: str) -> int | None:

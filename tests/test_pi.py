@@ -473,3 +473,23 @@ def test_an_empty_session_id_is_named_after_the_file(tmp_path: Path) -> None:
     assert line_codes(problems) == [(1, "no-session-id")]
     assert session.id == "2026-01-01_abc" and session.messages
     write_checked(session, "sts")
+
+
+def test_a_message_timestamp_that_is_no_time_gives_way_to_the_entry_time(tmp_path) -> None:
+    """Found by the damaged-file property: digits inserted into an epoch-ms number made a year
+    37200 that no ISO date (and no writer) can hold."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-02-01T10:00:00.000Z","cwd":"/"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-02-01T10:00:01.000Z",'
+        '"message":{"role":"user","content":"hi","timestamp":372000000000000000}}\n'
+        '{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-02-01T10:00:02.000Z",'
+        '"message":{"role":"user","content":"again","timestamp":2.222222176994e+19}}\n'
+        '{"type":"message","id":"u3","parentId":"u2","timestamp":"2026-02-01T10:00:03.000Z",'
+        '"message":{"role":"user","content":"ok","timestamp":1769940003500}}\n'
+    )
+    session, problems = read_one(path)
+    assert line_codes(problems) == [(2, "bad-timestamp"), (3, "bad-timestamp")]
+    assert [m.timestamp for m in session.messages] == [1769940001000, 1769940002000, 1769940003500]
+    write_checked(session, "sts")
+    write_checked(session, "pi")

@@ -25,7 +25,7 @@ from sts.arguments import parse_arguments
 from sts.lines import clean_text
 from sts.model import ImagePart, Message, Part, TextPart, ThinkingPart, ToolCall, Usage
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import epoch_ms, to_ms
 
 Entry = dict[str, Any]
 Change = dict[str, str | None]  # the ModelState fields an entry sets
@@ -98,13 +98,17 @@ def _str(value: Any) -> str | None:
     return value if type(value) is str and value else None
 
 
-def message_time(message: Entry, entry: Entry) -> int | None:
-    """``message.timestamp`` (epoch ms, taken as is), else the entry's ISO timestamp."""
+def message_time(message: Entry, entry: Entry, problems: Problems, lineno: int) -> int | None:
+    """``message.timestamp`` (epoch ms, taken as is), else the entry's ISO timestamp (also when
+    the number is no time: NaN, infinite, outside the years 1 to 9999, reported)."""
     value = message.get("timestamp")
     kind = type(value)
-    if (kind is int or kind is float) and value == value:
-        return int(value)
-    if kind is str:
+    if kind is int or kind is float:
+        found = epoch_ms(value)
+        if found is not None:
+            return found
+        problems.warning(lineno, "bad-timestamp", "message timestamp not a time: the entry's used")
+    elif kind is str:
         found = to_ms(value)
         if found is not None:
             return found
@@ -224,7 +228,7 @@ class EntryReader:
             return None, None
         if result is not None:
             result.id = message_id
-            result.timestamp = message_time(body, entry)
+            result.timestamp = message_time(body, entry, self.problems, lineno)
         return result, change
 
     def assistant(self, body: Entry, lineno: int) -> tuple[Message | None, Change | None]:
