@@ -53,23 +53,38 @@ class SpillFile:
             return offset
 
     def read(self, offset: int, size: int) -> bytes:
-        """The `size` bytes stored at `offset`."""
+        """The `size` bytes stored at `offset` (a text may lie partly in the file and partly
+        still in the buffer, after a write that stopped half way). Raises OSError when the file
+        gives back less than was written to it."""
         with self._lock:
             start = offset - self._written
             if start >= 0:
                 return bytes(self._buffer[start:start + size])
-        return os.pread(self._file.fileno(), size, offset)
+            on_disk = min(size, -start)
+            head = _read_exactly(self._file.fileno(), on_disk, offset)
+            return head + bytes(self._buffer[: size - on_disk])
 
     def _flush(self) -> None:
-        view = memoryview(self._buffer)
-        done = 0
-        try:
-            while done < len(view):
-                done += os.write(self._file.fileno(), view[done:])
-        finally:
-            view.release()
-            del self._buffer[:done]
+        """Write the buffer to the file; a short write goes on with the rest, a failure (ENOSPC)
+        raises with what was not written still in the buffer, readable."""
+        buffer = self._buffer
+        while buffer:
+            done = os.write(self._file.fileno(), buffer)
+            del buffer[:done]
             self._written += done
+
+
+def _read_exactly(descriptor: int, size: int, offset: int) -> bytes:
+    """`size` bytes at `offset`, however many reads it takes."""
+    chunks = []
+    while size > 0:
+        chunk = os.pread(descriptor, size, offset)
+        if not chunk:
+            raise OSError(f"temporary file ended {size} bytes early")
+        chunks.append(chunk)
+        size -= len(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 class StoredText:

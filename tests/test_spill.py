@@ -16,6 +16,7 @@ import sts
 from sts import spill
 from sts.model import Message, Session, TextPart
 from sts.spill import SpillFile, StoredText
+from sts.validation import validate_bytes
 from sts.writers import write_pi, write_sts
 from tests.support import detected, seed_files, walk, write_checked
 
@@ -169,3 +170,63 @@ def test_texts_stored_from_several_threads_read_back(monkeypatch):
 
     with ThreadPoolExecutor(8) as pool:
         assert list(pool.map(round_trip, texts)) == texts
+
+
+def _disk_filling_after(monkeypatch: pytest.MonkeyPatch, room: int, chunk: int) -> None:
+    """`os.write` in the spill module writes at most `chunk` bytes at a time (short writes) and
+    raises ENOSPC once `room` bytes are written, as on a small tmpfs."""
+    import errno
+    import os
+
+    written = [0]
+    real_write = os.write
+
+    def write(fd: int, data) -> int:  # type: ignore[no-untyped-def]
+        left = room - written[0]
+        if left <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        count = real_write(fd, bytes(data[: min(chunk, left)]))
+        written[0] += count
+        return count
+
+    monkeypatch.setattr(spill.os, "write", write)
+
+
+@pytest.mark.parametrize("room", [0, 100, 1000, 5000])
+def test_a_full_temporary_dir_never_corrupts_a_text(monkeypatch, room):
+    monkeypatch.setattr(spill, "_FLUSH_AT", 600)
+    _disk_filling_after(monkeypatch, room, chunk=37)
+    store = SpillFile()
+    texts = [f"{i}:{TRICKY * (i % 5 + 1)}".encode() for i in range(100)]
+    offsets = []
+    for text in texts:
+        try:
+            offsets.append(store.add(text))
+        except OSError:
+            break
+    assert offsets, "the first texts fit in the buffer"
+    assert [store.read(o, len(t)) for o, t in zip(offsets, texts, strict=False)] == texts[
+        : len(offsets)
+    ]
+
+
+def test_the_cli_writes_whole_lines_when_the_temporary_dir_fills(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sts.cli import main
+
+    monkeypatch.setattr(spill, "BUDGET", 0)
+    monkeypatch.setattr(spill, "_FLUSH_AT", 5000)
+    _disk_filling_after(monkeypatch, 7000, chunk=999)
+    source = tmp_path / "big.sts.jsonl"
+    rows = [{"type": "session", "harness": "h", "id": "big"}]
+    rows += [{"type": "message", "message": {"role": "user", "content": f"{i} {TRICKY * 20}"}}
+             for i in range(50)]
+    source.write_bytes(b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows))
+    for to in ("sts", "pi"):
+        out = tmp_path / f"out.{to}.jsonl"
+        result = CliRunner().invoke(main, ["convert", str(source), "--to", to, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert validate_bytes(out.read_bytes(), to, str(out)) == []
+        if to == "sts":
+            assert out.read_bytes() == source.read_bytes()
