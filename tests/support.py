@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,12 +19,14 @@ from sts.model import Session
 from sts.problems import Problem, Problems
 from sts.validation import validate_bytes
 from sts.writers import write_pi, write_sts
+from tests.pi_judge import PiJudge
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
 SAMPLES = ROOT / "samples"
 CORPUS = ROOT.parent / "shared" / "corpus"
 ORACLE_DIR = ROOT / "tests" / "pi_oracle"
+PI_JUDGE = PiJudge(ORACLE_DIR / "judge.mjs")  # started on first use, closed by conftest
 
 
 def corpus(*parts: str) -> Path:
@@ -110,8 +111,9 @@ def node_available() -> bool:
 def pi_view(*files: Path | bytes) -> list[dict[str, Any]]:
     """What the real pi sees in each Pi file: header, name, branch (getBranch()), leaves, context.
 
-    Each file is copied first, because pi rewrites old-version files in place. Skips the test
-    when node or the npm package is missing (run `npm ci` in tests/pi_oracle).
+    Each file is copied first, because pi rewrites old-version files in place. The one judge
+    process of the run answers (`tests/pi_judge.py`). Skips the test when node or the npm
+    package is missing (run `npm ci` in tests/pi_oracle).
     """
     if not node_available():
         pytest.skip("node or tests/pi_oracle/node_modules missing: the real pi cannot run")
@@ -124,12 +126,8 @@ def pi_view(*files: Path | bytes) -> list[dict[str, Any]]:
             else:
                 shutil.copyfile(item, copy)
             copies.append(str(copy))
-        done = subprocess.run(
-            ["node", str(ORACLE_DIR / "branch.mjs"), *copies],
-            capture_output=True, text=True, check=True, timeout=120,
-        )
-    views = [json.loads(line) for line in done.stdout.split("\n") if line.startswith("{")]
-    assert len(views) == len(files), done.stderr
+        views = PI_JUDGE.views(copies)
+    assert len(views) == len(files)
     for view in views:
         assert "error" not in view, view.get("error")
     return views

@@ -9,7 +9,7 @@ import pytest
 
 from sts import workers
 from sts.workers import results_in_order
-from tests.support import CASES, assert_valid
+from tests.support import CASES, PI_JUDGE, assert_valid
 from tests.test_cli import EXAMPLE, MALFORMED, copy, sts
 
 
@@ -19,6 +19,12 @@ def double(job: int) -> int:
 
 def lost(job: int) -> tuple[str, int]:
     return ("lost", job)
+
+
+@pytest.fixture(autouse=True)
+def no_judge() -> None:
+    """Stop the real-pi judge (a child of this process; the next test needing it restarts it)."""
+    PI_JUDGE.close()
 
 
 def no_children_left() -> bool:
