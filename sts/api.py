@@ -12,7 +12,13 @@ from sts.converters.base import ReadContext
 from sts.converters.registry import detect as detect_converter
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
-from sts.pipeline import keep_raw_lines, output_stem, pick_converter, safe_name
+from sts.pipeline import (
+    keep_raw_lines,
+    output_stem,
+    pick_converter,
+    safe_name,
+    unknown_format_text,
+)
 from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
@@ -42,7 +48,7 @@ def read(
         peek, stream = peek_stream(stream, path.name if path is not None else None)
         converter = pick_converter(peek, format)
         if converter is None:
-            raise ValueError(f"no converter recognises {name}; pass format=")
+            raise ValueError(f"{name}: {unknown_format_text(name, 'format=NAME')}")
         context = ReadContext(report, path, {"subagents": True, **options})
         pending: Session | None = None  # held back so raw lines kept after it reach its header
         for session in converter.read(stream, context):

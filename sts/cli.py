@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -217,23 +218,36 @@ def detect(files: tuple[str, ...], verbose: bool) -> None:
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--format", "fmt", type=click.Choice(["sts", "pi"]),
               help="Check as this format (detected from the header when left out).")
-def validate(files: tuple[str, ...], fmt: str | None) -> None:
+def validate(paths: tuple[str, ...], fmt: str | None) -> None:
     """Check STS and Pi files against their specs; print each problem as file:line: what.
 
-    Exit 0 when every file is valid (warnings allowed), 1 when any has an error.
+    A directory is checked whole: every .jsonl file below it. Exit 0 when every file is valid
+    (warnings allowed), 1 when any has an error.
     """
     from sts.validation import validate_bytes
 
     invalid = 0
-    for name in files:
-        problems = validate_bytes(Path(name).read_bytes(), fmt, name)
+    for path in _files_to_validate(paths):
+        problems = validate_bytes(path.read_bytes(), fmt, str(path))
         for problem in problems:
             click.echo(str(problem), err=True)
         invalid += any(p.severity == "error" for p in problems)
     sys.exit(EXIT_PROBLEMS if invalid else EXIT_OK)
+
+
+def _files_to_validate(paths: tuple[str, ...]) -> Iterator[Path]:
+    """The files named, and the .jsonl files below the directories named."""
+    from sts.pipeline import walk
+
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            yield from (file for file in walk(path) if file.suffix == ".jsonl")
+        else:
+            yield path
 
 
 @main.command()

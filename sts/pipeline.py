@@ -134,9 +134,7 @@ def _convert(
             if peek.complete and not peek.data.strip():
                 problems.error(None, "empty", "empty input: nothing to convert")
             else:
-                problems.error(
-                    None, "unknown-format", "no converter recognises this input (--from)"
-                )
+                problems.error(None, "unknown-format", unknown_format_text(job.display))
             return
         options = {"subagents": settings.subagents, **settings.options}
         context = ReadContext(problems, job.source, options)
@@ -144,6 +142,14 @@ def _convert(
         for session in converter.read(stream, context):
             emitter.add(session)
         emitter.finish()
+
+
+def unknown_format_text(display: str, force: str = "`--from FORMAT`") -> str:
+    """What to say of an input no converter recognises: what was tried and how to go on."""
+    tried = ", ".join(sorted(converters()))
+    where = "-" if display == "<stdin>" else display
+    return (f"not a format sts reads (tried {tried}); `sts detect -v {where}` shows each "
+            f"one's confidence, {force} forces one")
 
 
 def pick_converter(peek, source_format: str | None) -> Converter | None:

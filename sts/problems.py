@@ -22,6 +22,7 @@ from typing import Literal
 Policy = Literal["skip", "fail", "keep"]
 MAX_TEXT = 300  # a message quoting a 20 MB string keeps only its head and tail
 POLICIES: tuple[str, ...] = ("skip", "fail", "keep")
+KEPT_NOTE = "kept raw in the session header (unparsedLines)"
 
 
 @dataclass(slots=True, frozen=True)
@@ -76,11 +77,15 @@ class Problems:
     kept: list[dict[str, object]] = field(default_factory=list)
 
     def error(self, line: int | None, code: str, text: str, raw: bytes | None = None) -> None:
-        """Report input that was skipped or lost. Under ``fail`` this raises."""
+        """Report input that was skipped or lost. Under ``fail`` this raises; under ``keep`` the
+        `raw` text is kept for the session header (and the message says so)."""
+        keep = self.policy == "keep" and raw is not None
+        if keep:
+            text = text.removesuffix(": line skipped") + f"; {KEPT_NOTE}"
         problem = Problem(self.file, line, code, shorten(text), "error")
         self._emit(problem)
-        if self.policy == "keep" and raw is not None:
-            self.kept.append({"line": line, "raw": raw.decode("utf-8", "replace")})
+        if keep:
+            self.kept.append({"line": line, "raw": raw.decode("utf-8", "replace")})  # type: ignore[union-attr]
         if self.policy == "fail":
             raise ConversionFailed(problem)
 

@@ -31,6 +31,8 @@ PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted", "d
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 # Legal but worth knowing: a result whose call is not in the file (the source had none), a Pi
 # header without the Hub's harness field, an integer time outside 2000-2100 (a test fixture's).
+# How sure a converter must be before a file is called a source file rather than a bad target.
+SURE_SOURCE = 0.5
 WARNING_CODES = frozenset(("orphan-result", "no-harness", "implausible-timestamp"))
 
 
@@ -46,6 +48,12 @@ def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -
         return sorted(checker.problems, key=lambda p: p.line or 0)
     if fmt is None:
         fmt = detect_target_format(records[0][1])
+        if not is_target_header(records[0][1]):
+            source = source_format_of(data)
+            if source is not None:
+                checker.add(None, "source-format", f"this is a {source} file, not STS or Pi: "
+                            f"convert it first (sts convert {name})")
+                return checker.problems
     if fmt == "pi":
         checker.check_pi(records)
     elif fmt == "sts":
@@ -53,6 +61,25 @@ def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -
     else:
         raise ValueError(f"unknown format {fmt!r}: expected 'sts' or 'pi'")
     return sorted(checker.problems, key=lambda p: p.line or 0)
+
+
+def is_target_header(header: Any) -> bool:
+    """True for a first line that is an STS or Pi header (``"type": "session"``)."""
+    return type(header) is dict and header.get("type") == "session"
+
+
+def source_format_of(data: bytes) -> str | None:
+    """The name of the source format `data` is in, when a converter other than STS and Pi is
+    sure of it (a Codex rollout, a Claude Code transcript...); else None."""
+    from sts.converters.base import Peek
+    from sts.converters.registry import rank
+    from sts.io import HEAD_SIZE
+
+    head = data[:HEAD_SIZE]
+    scored = rank(Peek(head, complete=len(head) == len(data)))
+    if scored and scored[0][0] >= SURE_SOURCE and scored[0][1].name not in ("sts", "pi"):
+        return scored[0][1].name
+    return None
 
 
 def detect_target_format(header: Any) -> str:
@@ -172,7 +199,11 @@ class _Checker:
         if header.get("type") != "session" or type(header.get("id")) is not str:
             self.add(line, "bad-header", 'header needs "type": "session" and a string "id"')
         if header.get("version") != 3:
-            self.add(line, "bad-version", "header version must be 3 (else pi migrates the file)")
+            version = header.get("version", 1)
+            self.add(line, "bad-version", f"a Pi version-{version} session, not version 3: pi "
+                     f"migrates it when it opens it; convert it first (sts convert {self.name} "
+                     "--to pi)")
+            return
         if "timestamp" in header and not self.iso(header["timestamp"]):
             self.add(line, "bad-timestamp", "header timestamp must be an ISO-8601 string")
         if "harness" not in header:
@@ -212,9 +243,13 @@ class _Checker:
                     self.add(line, "bad-content", "custom_message content must be text or blocks")
 
     def check_ms(self, line: int, value: Any) -> None:
-        """A message time must be integer epoch ms; one outside 2000-2100 is only a warning."""
+        """A message time must be integer epoch ms; one outside 2000-2100 is only a warning,
+        one that reads as 2000-2100 in seconds is an error (a viewer would show 1970)."""
         if type(value) is not int:
             self.add(line, "bad-timestamp", f"timestamp {value!r} is not integer epoch ms")
+        elif MIN_MS // 1000 <= value <= MAX_MS // 1000:
+            self.add(line, "timestamp-in-seconds",
+                     f"timestamp {value} is in seconds, not milliseconds (it would show as 1970)")
         elif not MIN_MS <= value <= MAX_MS:
             self.add(line, "implausible-timestamp", f"timestamp {value} is not in 2000-2100")
 

@@ -45,7 +45,7 @@ def test_read_keep_policy_keeps_raw_lines():
 
 
 def test_read_unknown_input_raises_a_clear_error():
-    with pytest.raises(ValueError, match="no converter recognises"):
+    with pytest.raises(ValueError, match=r"not a format sts reads .*format=NAME forces one"):
         list(sts.read(b"hello\n"))
 
 

@@ -178,6 +178,20 @@ def test_malformed_line_under_keep_is_kept_raw_in_the_header(tmp_path):
     assert [m["content"] for m in sts_messages(data)] == ["first", "last"]
 
 
+def test_keep_says_kept_not_skipped(tmp_path):
+    glued = tmp_path / "glued.jsonl"
+    glued.write_text('{"type":"session","harness":"h","id":"x"}\n[1]\n{"a":1}{"b":2}\n')
+    done = sts("convert", glued, "-o", tmp_path / "out.jsonl", "--on-error", "keep")
+    assert done.stderr.splitlines()[:2] == [
+        f"{glued}:2: error: line is JSON but not an object; kept raw in the session header "
+        "(unparsedLines) [not-an-object]",
+        f"{glued}:3: error: 2 JSON records glued on one line; kept raw in the session header "
+        "(unparsedLines) [malformed-json]",
+    ]
+    done = sts("convert", glued, "-o", tmp_path / "out2.jsonl")
+    assert "glued on one line: line skipped [malformed-json]" in done.stderr
+
+
 def test_keep_also_works_for_pi_output_and_stdin():
     done = sts("convert", "-", "--to", "pi", "--on-error", "keep", stdin=MALFORMED.read_bytes())
     assert done.returncode == 1
@@ -202,7 +216,8 @@ def test_batch_summary_counts_every_kind(tmp_path):
     (source / "c.bin").write_bytes(b"\x00\x01\x02\xff")
     done = sts("convert", source, "-o", tmp_path / "out")
     assert done.returncode == 1
-    assert "c.bin: error: no converter recognises this input" in done.stderr
+    assert "c.bin: error: not a format sts reads (tried claude-code, codex, " in done.stderr
+    assert "--from FORMAT` forces one [unknown-format]" in done.stderr
     summary = done.stderr.strip().splitlines()[-1]
     assert summary == ("sts: 2 session(s) written from 3 input(s); 1 skipped, 0 failed; "
                        "2 error(s), 0 warning(s)")
@@ -326,7 +341,47 @@ def test_validate_reports_every_problem_as_file_line_what(tmp_path):
 def test_validate_with_a_forced_format(tmp_path):
     done = sts("validate", "--format", "pi", EXAMPLE)
     assert done.returncode == 1
-    assert f"{EXAMPLE}:1: error: header version must be 3" in done.stderr
+    assert f"{EXAMPLE}:1: error: a Pi version-1 session, not version 3" in done.stderr
+
+
+def test_validate_walks_a_directory_and_its_sub_folders(tmp_path):
+    out = tmp_path / "out"
+    (out / "deep" / "er").mkdir(parents=True)
+    (out / "good.jsonl").write_bytes(EXAMPLE.read_bytes())
+    bad = out / "deep" / "er" / "bad.jsonl"
+    bad.write_text('{"type":"session","harness":"h","id":"x"}\n'
+                   '{"type":"message","message":{"role":"robot","content":""}}\n')
+    (out / "deep" / "notes.txt").write_text("not a session, not checked")
+    done = sts("validate", out)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [f"{bad}:2: error: unknown role 'robot' [unknown-role]"]
+    bad.unlink()
+    assert sts("validate", out).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("case", "name"),
+    [("codex/envelope_basic.jsonl", "codex"), ("claude-code/split-reply.jsonl",
+                                               "claude-code")],
+)
+def test_validate_names_a_source_file_in_one_line(case, name):
+    path = CASES / case
+    done = sts("validate", path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"{path}: error: this is a {name} file, not STS or Pi: convert it first "
+        f"(sts convert {path}) [source-format]"
+    ]
+
+
+def test_validate_names_an_old_pi_session_in_one_line():
+    path = CASES / "pi" / "v1-compaction.jsonl"
+    done = sts("validate", path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"{path}:1: error: a Pi version-1 session, not version 3: pi migrates it when it opens "
+        f"it; convert it first (sts convert {path} --to pi) [bad-version]"
+    ]
 
 
 def test_validate_missing_file_is_a_usage_error(tmp_path):

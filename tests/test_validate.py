@@ -128,13 +128,22 @@ def test_orphan_result_is_a_warning_with_its_line():
     assert found(data, "sts") == [(2, "orphan-result", "warning")]
 
 
-@pytest.mark.parametrize("value", [1_772_442_871, 0, -5, 99_999_999_999_999])
+@pytest.mark.parametrize("value", [0, -5, 7, 99_999_999_999_999])
 def test_an_implausible_integer_time_is_a_warning(value):
-    """Epoch ms outside 2000-2100: seconds written as ms, or a fixture's fake times."""
+    """Epoch ms outside 2000-2100, and not seconds in those years: a fixture's fake times."""
     data = jsonl(HEADER, msg(role="user", content="", timestamp=value))
     assert found(data, "sts") == [(2, "implausible-timestamp", "warning")]
     data = jsonl(PI_HEADER, entry("a", None, message={**user(), "timestamp": value}))
     assert found(data, "pi") == [(2, "implausible-timestamp", "warning")]
+
+
+@pytest.mark.parametrize("value", [1_751_385_600, 946_684_800, 4_102_444_800])
+def test_a_time_in_seconds_is_an_error(value):
+    """Seconds where STS wants milliseconds: the viewer would show January 1970."""
+    data = jsonl(HEADER, msg(role="user", content="", timestamp=value))
+    assert found(data, "sts") == [(2, "timestamp-in-seconds", "error")]
+    data = jsonl(PI_HEADER, entry("a", None, message={**user(), "timestamp": value}))
+    assert found(data, "pi") == [(2, "timestamp-in-seconds", "error")]
 
 
 def test_several_defects_on_several_lines_are_all_reported():
