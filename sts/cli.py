@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,9 @@ from sts.writers import WRITERS
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+# The Hub's harness registry spells ids like these: claude-code, gemini-cli, pi, hermes-agent.
+HUB_ID = re.compile(r"[a-z0-9][a-z0-9.-]*")
+CLEAR_LINE = "\r\x1b[K"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -92,10 +96,14 @@ def convert(
     }
     settings = Settings(to, source_format, harness, policy, not no_subagents, options)  # type: ignore[arg-type]
     report = _Report(quiet)
+    if harness is not None and not HUB_ID.fullmatch(harness):
+        report.warn(f"harness id {harness!r} does not look like a Hub registry id (lowercase "
+                    "letters, digits, hyphens, dots): written as given")
     progress = None
     if len(jobs) > 1 and not quiet and sys.stderr.isatty():
         progress = click.progressbar(length=len(jobs), label="converting", file=sys.stderr)
         progress.__enter__()
+        report.progress_shown = True
 
     def on_result(result: JobResult) -> None:
         report.add(result)
@@ -147,10 +155,18 @@ class _Report:
         self.failed = 0
         self.companions = 0
         self.usage_error = False
+        self.progress_shown = False
 
     def print_problem(self, problem: Problem) -> None:
         if problem.severity == "error" or not self.quiet:
+            if self.progress_shown:  # clear the bar's line; it is drawn again on the next file
+                click.echo(CLEAR_LINE, nl=False, err=True)
             click.echo(str(problem), err=True)
+
+    def warn(self, text: str) -> None:
+        """A warning about the command itself (not about an input)."""
+        if not self.quiet:
+            click.echo(f"sts: warning: {text}", err=True)
 
     def add(self, result: JobResult) -> None:
         if result.status == "companion":

@@ -40,6 +40,55 @@ def test_formats_lists_sources_and_targets():
     out = done.stdout.decode()
     assert "sources (--from):" in out and "targets (--to):" in out
     assert "  sts " in out and "  pi " in out
+    assert "Hermes Agent exports and sessions (harness hermes-agent)" in out
+    assert "Hermes Agent trajectories (harness hermes-agent)" in out
+
+
+@pytest.mark.parametrize("harness", ["My Agent/1", "Claude-Code", "-x", ""])
+def test_a_harness_id_unlike_the_registry_is_warned_and_kept(harness):
+    done = sts("convert", EXAMPLE, "--harness", harness)
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [
+        f"sts: warning: harness id {harness!r} does not look like a Hub registry id (lowercase "
+        "letters, digits, hyphens, dots): written as given"
+    ]
+    assert lines(done.stdout)[0]["harness"] == (harness or "my-agent")
+
+
+def test_a_registry_like_harness_id_is_not_warned():
+    done = sts("convert", EXAMPLE, "--harness", "gemini-cli.v2")
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_progress_bar_line_is_cleared_before_a_problem_line(tmp_path):
+    """On a terminal, a problem line starts on a line of its own, not after the bar."""
+    import pty
+
+    source = tmp_path / "in"
+    copy(EXAMPLE, source / "a.jsonl")
+    (source / "b.jsonl").write_text('{"type":"session","harness":"h","id":"x"}\n{bad\n')
+    copy(EXAMPLE, source / "c.jsonl")
+    main, child = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "sts", "convert", str(source), "-o", str(tmp_path / "out")],
+        stdout=subprocess.DEVNULL, stderr=child, timeout=120,
+    )
+    os.close(child)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(main)
+    assert done.returncode == 1
+    assert b"converting" in screen
+    problem = f"{source / 'b.jsonl'}:2: error:".encode()
+    before = screen[: screen.index(problem)]
+    assert before.endswith(b"\r\x1b[K") or before.endswith(b"\n")
 
 
 def test_help_and_version():

@@ -21,7 +21,8 @@ class ShareGPTConverter(Converter):
 
     name = "sharegpt"
     harness = "sharegpt"
-    description = 'ShareGPT conversations: {"conversations": [{"from", "value"}]}, JSON or JSONL'
+    description = ('ShareGPT conversations: {"conversations": [{"from", "value"}]}, JSON or '
+                   'JSONL; Hermes Agent trajectories (harness hermes-agent)')
 
     def sniff(self, peek: Peek) -> float:
         document = peek.document

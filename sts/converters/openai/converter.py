@@ -34,7 +34,8 @@ class OpenAIConverter(Converter):
 
     name = "openai"
     harness = "openai"
-    description = "OpenAI-style chat messages, fine-tuning JSONL, request/response logs, Responses"
+    description = ("OpenAI-style chat messages, fine-tuning JSONL, request/response logs, "
+                   "Responses items; Hermes Agent exports and sessions (harness hermes-agent)")
 
     def sniff(self, peek: Peek) -> float:
         document = peek.document
