@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from sts import codes
+
 Policy = Literal["skip", "fail", "keep"]
 MAX_TEXT = 300  # a message quoting a 20 MB string keeps only its head and tail
 POLICIES: tuple[str, ...] = ("skip", "fail", "keep")
@@ -34,6 +36,10 @@ class Problem:
     code: str
     text: str
     severity: Literal["error", "warning"] = "error"
+
+    def __post_init__(self) -> None:
+        if codes.STRICT and self.code not in codes.CODES:
+            raise codes.UnknownCode(f"problem code {self.code!r} is not registered in sts/codes.py")
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
@@ -79,6 +85,7 @@ class Problems:
     def error(self, line: int | None, code: str, text: str, raw: bytes | None = None) -> None:
         """Report input that was skipped or lost. Under ``fail`` this raises; under ``keep`` the
         `raw` text is kept for the session header (and the message says so)."""
+        codes.check(code, "error", "reading")
         keep = self.policy == "keep" and raw is not None
         if keep:
             text = text.removesuffix(": line skipped") + f"; {KEPT_NOTE}"
@@ -91,6 +98,7 @@ class Problems:
 
     def warning(self, line: int | None, code: str, text: str) -> None:
         """Report input that was repaired without losing its meaning."""
+        codes.check(code, "warning", "reading")
         self._emit(Problem(self.file, line, code, shorten(text), "warning"))
 
     def _emit(self, problem: Problem) -> None:

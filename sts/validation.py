@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from sts import codes
 from sts.model import ROLES
 from sts.problems import Problem
 from sts.timestamps import iso_to_ms
@@ -29,11 +30,11 @@ PI_ROLES = frozenset(
 )
 PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted", "deferred"))
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
-# Legal but worth knowing: a result whose call is not in the file (the source had none), a Pi
-# header without the Hub's harness field, an integer time outside 2000-2100 (a test fixture's).
+# Each code's severity is in sts/codes.py: a few are warnings, legal but worth knowing (a result
+# whose call is not in the file, a Pi header without the Hub's harness field, a time outside
+# 2000-2100).
 # How sure a converter must be before a file is called a source file rather than a bad target.
 SURE_SOURCE = 0.5
-WARNING_CODES = frozenset(("orphan-result", "no-harness", "implausible-timestamp"))
 
 
 def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -> list[Problem]:
@@ -99,7 +100,8 @@ class _Checker:
         self.problems: list[Problem] = []
 
     def add(self, line: int | None, code: str, text: str) -> None:
-        severity = "warning" if code in WARNING_CODES else "error"
+        severity = codes.severity_when_validating(code)
+        codes.check(code, severity, "validating")
         self.problems.append(Problem(self.name, line, code, text, severity))
 
     def parse(self, data: bytes) -> Iterator[tuple[int, Any]]:
@@ -111,7 +113,7 @@ class _Checker:
             try:
                 value = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                self.add(number, "invalid-json", f"not valid UTF-8 JSON: {exc}")
+                self.add(number, "malformed-json", f"not valid UTF-8 JSON: {exc}")
                 continue
             if type(value) is not dict:
                 self.add(number, "not-an-object", "line is not a JSON object")

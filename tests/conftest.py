@@ -1,12 +1,22 @@
-"""Shared fixtures: a syrupy extension that stores each snapshot as a reviewable .jsonl file, and
-the one real-pi judge process of the run."""
+"""Shared fixtures: a syrupy extension that stores each snapshot as a reviewable .jsonl file, the
+one real-pi judge process of the run, and strict problem codes."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from sts import codes
 from tests.support import PI_JUDGE
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Strict problem codes for the whole run (and the `sts` commands it starts): a code that is
+    not registered in sts/codes.py, or emitted with another severity, raises."""
+    os.environ["STS_STRICT_CODES"] = "1"
+    codes.STRICT = True
 
 
 class JSONLSnapshot(SingleFileSnapshotExtension):

@@ -7,6 +7,7 @@ import re
 import click
 import pytest
 
+from sts import codes
 from sts.cli import main
 from sts.converters.registry import converters
 from sts.writers import WRITERS
@@ -52,3 +53,32 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     test_command = README.split("```sh\n", 1)[1].splitlines()[1]
     assert test_command in ci.splitlines()
+
+
+def readme_block(name: str) -> str:
+    """The README's text between ``<!-- name -->`` and ``<!-- /name -->``."""
+    return README.split(f"<!-- {name} -->\n", 1)[1].split(f"<!-- /{name} -->", 1)[0]
+
+
+@pytest.mark.parametrize("channel", ["reading", "validating"])
+def test_the_readme_code_tables_are_the_registry(channel):
+    assert readme_block(f"codes:{channel}") == codes.markdown_table(channel), (
+        "README code table out of date: paste sts.codes.markdown_table"
+        f"({channel!r}) between its markers"
+    )
+
+
+def test_the_bad_input_table_names_registered_codes_with_their_severity():
+    table = README.split("| Bad input | What happens | Code |", 1)[1].split("\n\n", 1)[0]
+    named = 0
+    for row in table.splitlines()[2:]:
+        cell = row.rstrip(" |").rsplit("|", 1)[1]
+        # "`a` / `b` (error)": both errors; "`a` (warning) / `b` (error)": each its own
+        for part in re.split(r"(?<=\))\s*/\s*", cell):
+            severity = re.search(r"\((error|warning)\)", part)
+            for code in re.findall(r"`([a-z0-9-]+)`", part):
+                assert code in codes.CODES, f"README names unregistered code {code!r}"
+                if severity:
+                    assert codes.CODES[code].reading == severity.group(1), code
+                named += 1
+    assert named >= 20

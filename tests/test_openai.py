@@ -154,7 +154,7 @@ def test_log_records_grouped_into_conversations():
 
 def test_responses_items_linked_by_call_id():
     (session,), problems = read("responses_items.json")
-    assert line_codes(problems) == [(None, "unknown-item"), (None, "unknown-item")]
+    assert line_codes(problems) == [(None, "unknown-record"), (None, "unknown-record")]
     roles = " ".join(m.role for m in session.messages)
     assert roles == "system user assistant tool tool assistant tool assistant"
     turn = session.messages[2]

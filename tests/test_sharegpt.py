@@ -80,7 +80,7 @@ def test_hermes_think_tool_call_and_tool_response():
 def test_parallel_function_calls_orphans_and_bad_turns():
     (session,), problems = read("parallel_function_call.jsonl")
     assert line_codes(problems) == [
-        (1, "orphan-result"), (1, "unknown-role"), (1, "bad-function-call")
+        (1, "orphan-result"), (1, "unknown-role"), (1, "bad-tool-call-text")
     ]
     texts = [(m.role, m.text) for m in session.messages]
     assert texts == [

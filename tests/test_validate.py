@@ -156,7 +156,7 @@ def test_several_defects_on_several_lines_are_all_reported():
         msg(role="user", content="ok", timestamp=12.5),
     )
     assert errors(data, "sts") == [
-        (1, "bad-header"), (2, "unknown-role"), (2, "content-not-string"), (3, "invalid-json"),
+        (1, "bad-header"), (2, "unknown-role"), (2, "content-not-string"), (3, "malformed-json"),
         (4, "not-an-object"), (5, "bad-arguments"), (6, "bad-timestamp"),
     ]
 
@@ -167,13 +167,13 @@ def test_several_defects_on_several_lines_are_all_reported():
         (b"", [(None, "empty")]),
         (b"\n\n  \n", [(None, "empty")]),
         (jsonl(HEADER)[:-1], [(None, "no-final-newline")]),
-        (b"\xef\xbb\xbf" + jsonl(HEADER), [(1, "invalid-json"), (None, "empty")]),
+        (b"\xef\xbb\xbf" + jsonl(HEADER), [(1, "malformed-json"), (None, "empty")]),
         (jsonl(HEADER) + b'{"type":"message","message":{"role":"user","content":"\\ud83d"}}\n',
-         [(2, "invalid-json")]),
+         [(2, "malformed-json")]),
         (jsonl(HEADER) + b'{"type":"message","message":{"role":"user","content":"\xff"}}\n',
-         [(2, "invalid-json")]),
-        (jsonl(HEADER) + b"[" * 100_000 + b"]" * 100_000 + b"\n", [(2, "invalid-json")]),
-        (b"\x89PNG\r\n\x1a\n", [(1, "invalid-json"), (2, "invalid-json"), (None, "empty")]),
+         [(2, "malformed-json")]),
+        (jsonl(HEADER) + b"[" * 100_000 + b"]" * 100_000 + b"\n", [(2, "malformed-json")]),
+        (b"\x89PNG\r\n\x1a\n", [(1, "malformed-json"), (2, "malformed-json"), (None, "empty")]),
     ],
 )
 def test_unreadable_files(data, expected):

@@ -72,7 +72,7 @@ class StsConverter(Converter):
                 unknown_fields.update(record["message"].keys() - MESSAGE_FIELDS)
                 session.messages.append(message)
         if session is None:
-            problems.error(None, "empty", "no STS header found: nothing to convert")
+            problems.error(None, "no-header", "no STS header found: nothing to convert")
             return
         if unknown_fields:
             problems.warning(

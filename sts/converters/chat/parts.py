@@ -31,7 +31,7 @@ def content_parts(content: Any, line: int | None, problems: Problems) -> list[Pa
     if type(content) is dict:
         content = [content]
     elif type(content) is not list:
-        problems.warning(line, "content-not-text", "content is not text or parts: kept as text")
+        problems.warning(line, "content-not-string", "content is not text or parts: kept as text")
         return [TextPart(str(content))]
     parts: list[Part] = []
     for item in content:

@@ -153,7 +153,7 @@ def add_function_call(builder: ChatBuilder, text: str, line: int | None) -> None
     for item in values:
         call = call_from_value(builder, item, line)
         if call is None:
-            builder.problems.warning(line, "bad-function-call", "function_call is not a JSON call")
+            builder.problems.warning(line, "bad-tool-call-text", "function_call is not a JSON call")
             message.content.append(TextPart(text))
             return
         message.tool_calls.append(call)

@@ -80,7 +80,7 @@ class Builder:
     def assistant(self, entry: Entry) -> None:
         body = entry.record.get("message")
         if type(body) is not dict:
-            self.problems.error(entry.line, "no-message", "assistant line without a message")
+            self.problems.error(entry.line, "bad-message", "assistant line without a message")
             return
         if is_synthetic(entry):
             self.synthetic(entry, body)
@@ -164,7 +164,7 @@ class Builder:
             self.user_text(entry, [TextPart(content)])
             return
         if type(content) is not list:
-            self.problems.error(entry.line, "no-message", "user line without content")
+            self.problems.error(entry.line, "bad-message", "user line without content")
             return
         parts: list[Part] = []
         for block in content:

@@ -39,7 +39,7 @@ def add_item(builder: ChatBuilder, item: Any, line: int | None) -> None:
         add_message(builder, item, line)
         return
     if type(kind) is not str:  # a list or object would not even hash
-        builder.problems.error(line, "unknown-item", f"unknown item type {kind!r} skipped")
+        builder.problems.error(line, "unknown-record", f"unknown item type {kind!r} skipped")
     elif kind == "reasoning":
         add_reasoning(builder, item)
     elif kind in LEFT_OUT:
@@ -52,7 +52,7 @@ def add_item(builder: ChatBuilder, item: Any, line: int | None) -> None:
     elif kind.endswith("_call") or kind == "mcp_approval_request":
         add_call(builder, item, kind, line)
     else:
-        builder.problems.error(line, "unknown-item", f"unknown item type {kind!r} skipped")
+        builder.problems.error(line, "unknown-record", f"unknown item type {kind!r} skipped")
 
 
 def add_message(builder: ChatBuilder, item: dict[str, Any], line: int | None) -> None:
