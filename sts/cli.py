@@ -23,6 +23,7 @@ from sts.pipeline import (
     run_jobs,
 )
 from sts.problems import POLICIES, Problem
+from sts.redact import RedactionConfig
 from sts.writers import WRITERS
 
 EXIT_OK = 0
@@ -37,6 +38,48 @@ CLEAR_LINE = "\r\x1b[K"
 @click.version_option(package_name="sts-convert")
 def main() -> None:
     """Convert AI agent session traces to STS-Format or Pi sessions for the Hugging Face Hub."""
+
+
+def redaction_options(command):
+    """The options that configure redaction, shared by `convert` and `publish`."""
+    options = [
+        click.option("--secret", "secrets", multiple=True, metavar="VALUE",
+                     help="Redact this exact value (repeatable)."),
+        click.option("--secrets-file", type=click.Path(exists=True, dir_okay=False),
+                     help="Redact each line of this file (blank lines and # comments skipped)."),
+        click.option("--allow", "allowed", multiple=True, metavar="VALUE",
+                     help="Never redact nor flag this exact value (repeatable)."),
+        click.option("--allow-pattern", "allowed_patterns", multiple=True, metavar="REGEX",
+                     help="Never redact nor flag a value this expression matches whole."),
+        click.option("--user-name", "user_names", multiple=True, metavar="NAME",
+                     help="A user name to replace wherever it stands as a word (default: "
+                     "this machine's user); home paths are replaced whatever the name."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def redaction_config(
+    secrets: tuple[str, ...],
+    secrets_file: str | None,
+    allowed: tuple[str, ...],
+    allowed_patterns: tuple[str, ...],
+    user_names: tuple[str, ...],
+) -> RedactionConfig:
+    """The `RedactionConfig` the redaction options ask for."""
+    values = list(secrets)
+    if secrets_file:
+        for line in Path(secrets_file).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                values.append(line.strip())
+    return RedactionConfig(
+        secrets=tuple(values),
+        environment=dict(os.environ),
+        user_names=user_names or None,
+        allow=allowed,
+        allow_patterns=allowed_patterns,
+    )
 
 
 @main.command()
@@ -62,6 +105,11 @@ def main() -> None:
               help="Codex: keep turns undone by a rollback (marked) instead of dropping them.")
 @click.option("-j", "--jobs", "workers", type=click.IntRange(min=0), default=1, show_default=True,
               help="Worker processes for many files (0: one per core).")
+@click.option("--redact", is_flag=True, help="Replace secrets and personal data (see "
+              "`Publishing to the Hub` in the README); flag high-entropy strings for review.")
+@redaction_options
+@click.option("--redact-report", type=click.Path(dir_okay=False), metavar="FILE",
+              help="With --redact: write the JSON report of every finding to FILE.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def convert(
     inputs: tuple[str, ...],
@@ -75,6 +123,13 @@ def convert(
     drop_injected: bool,
     keep_rolled_back: bool,
     workers: int,
+    redact: bool,
+    secrets: tuple[str, ...],
+    secrets_file: str | None,
+    allowed: tuple[str, ...],
+    allowed_patterns: tuple[str, ...],
+    user_names: tuple[str, ...],
+    redact_report: str | None,
     quiet: bool,
 ) -> None:
     """Convert INPUTS (files, directories, or - for stdin) to STS or Pi.
@@ -94,7 +149,16 @@ def convert(
         "drop_injected": drop_injected,
         "keep_rolled_back": keep_rolled_back,
     }
-    settings = Settings(to, source_format, harness, policy, not no_subagents, options)  # type: ignore[arg-type]
+    redaction = None
+    if redact:
+        redaction = redaction_config(
+            secrets, secrets_file, allowed, allowed_patterns, user_names
+        )
+    elif secrets or secrets_file or redact_report:
+        raise click.UsageError("--secret, --secrets-file and --redact-report need --redact")
+    settings = Settings(
+        to, source_format, harness, policy, not no_subagents, options, redaction  # type: ignore[arg-type]
+    )
     report = _Report(quiet)
     if harness is not None and not HUB_ID.fullmatch(harness):
         report.warn(f"harness id {harness!r} does not look like a Hub registry id (lowercase "
@@ -117,6 +181,13 @@ def convert(
         if progress is not None:
             progress.__exit__(None, None, None)
     report.finish(len(jobs) > 1)
+    if redaction is not None:
+        from sts.redact.report import summary, write_report
+
+        if redact_report:
+            write_report(Path(redact_report), report.findings)
+        if not quiet:
+            click.echo(f"sts: redaction: {summary(report.findings)}", err=True)
     sys.exit(report.exit_code)
 
 
@@ -156,6 +227,7 @@ class _Report:
         self.companions = 0
         self.usage_error = False
         self.progress_shown = False
+        self.findings: list = []
 
     def print_problem(self, problem: Problem) -> None:
         if problem.severity == "error" or not self.quiet:
@@ -174,6 +246,7 @@ class _Report:
             return
         self.files += 1
         self.sessions += result.sessions
+        self.findings += result.findings
         self.errors += result.errors
         self.warnings += len(result.problems) - result.errors
         self.skipped += result.status == "skipped"

@@ -24,6 +24,8 @@ from sts.converters.registry import converters, detect, get_converter
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
 from sts.problems import ConversionFailed, Policy, Problem, Problems
+from sts.redact import Finding, RedactionConfig, Redactor, redact_session
+from sts.redact.walk import locate
 from sts.workers import results_in_order
 from sts.writers import WRITERS
 
@@ -45,6 +47,7 @@ class Settings:
     policy: Policy = "skip"
     subagents: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+    redaction: RedactionConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class JobResult:
     sessions: int = 0
     problems: list[Problem] = field(default_factory=list)
     usage_error: str | None = None
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -180,6 +184,7 @@ class Emitter:
         self.pending: Session | None = None
         self.count = 0
         self.resolved_dirs: dict[Path, Path] = {}
+        self.redactor = redactor_for(settings.redaction)
 
     def add(self, session: Session) -> None:
         self._keep_raw_lines(session)
@@ -210,6 +215,7 @@ class Emitter:
         harness = self.settings.harness
         if self.target.mode == "stdout":
             out = sys.stdout.buffer
+            self._redact(session, "<stdout>")
             self.writer(session, out, harness, release=True)
             out.flush()
             self._note_children(session)
@@ -228,8 +234,16 @@ class Emitter:
     def _write_file(self, session: Session, path: Path) -> None:
         if resolve_cached(path, self.resolved_dirs) in self.target.protected:
             raise UsageError(f"refusing to write over the input {path}")
+        self._redact(session, str(path))
         with atomic_output(path) as out:
             self.writer(session, out, self.settings.harness, release=True)
+
+    def _redact(self, session: Session, file: str) -> None:
+        """Redact one session (not its sub-agents, which are written, and redacted, apart)."""
+        if self.redactor is not None:
+            findings = redact_session(session, self.redactor, children=False)
+            locate(findings, session, file, self.settings.to)
+            self.result.findings += findings
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None
@@ -251,6 +265,19 @@ class Emitter:
                 None, "subagents-not-written",
                 f"{count} sub-agent session(s) not written: use -o DIR to write them beside it",
             )
+
+
+_REDACTORS: dict[int, tuple[RedactionConfig, Redactor]] = {}
+
+
+def redactor_for(config: RedactionConfig | None) -> Redactor | None:
+    """The `Redactor` of `config`, built once per process (its patterns compile once)."""
+    if config is None:
+        return None
+    cached = _REDACTORS.get(id(config))
+    if cached is None or cached[0] is not config:
+        cached = _REDACTORS[id(config)] = (config, Redactor(config))
+    return cached[1]
 
 
 def resolve_cached(path: Path, folders: dict[Path, Path]) -> Path:
