@@ -10,8 +10,9 @@ the conversions to STS and to Pi run alternately; the table gives the median wal
 the ratio to the baseline and the peak memory (max RSS, MiB) of each process, also as a multiple
 of the input's size. Then a directory of many small sessions is converted with ``-j 1``, with
 ``-j N`` and, as the machine's ceiling, split between N independent ``-j 1`` processes; and a
-multi-session stream is checked for output that begins before the input ends. Nothing here is
-asserted: it prints figures.
+multi-session stream is checked for output that begins before the input ends; last, the
+redaction stage's throughput (`benchmarks/redaction.py`). Nothing here is asserted: it prints
+figures.
 """
 
 from __future__ import annotations
@@ -246,6 +247,13 @@ def report(inputs: dict[str, Path], args: argparse.Namespace) -> None:
             print(row, flush=True)
     print()
     print(f"streaming (OpenAI JSONL, many sessions): {first_output_delay(inputs['openai'])}")
+    print()
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.redaction import HEADER, rows
+
+    print(HEADER)
+    for row in rows(inputs, args.runs):
+        print(row, flush=True)
     if args.scaling_mb:
         print()
         print("| memory scaling | sessions | s | peak RSS MiB |")

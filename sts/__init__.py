@@ -7,12 +7,13 @@ The Python API::
         sts.write(session, "out.jsonl", to="pi", harness="my-agent")
     sts.convert("rollout.jsonl", "out/", to="sts")      # read + write in one call
     problems = sts.validate("out.jsonl")               # [] when valid
+    sts.publish(["~/.claude/projects"], "hub-folder/")  # redacted, ready for `hf upload`
 """
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sts.api import convert, detect, read, validate, write
+    from sts.api import convert, detect, publish, read, validate, write
     from sts.model import (
         ImagePart,
         MediaPart,
@@ -25,10 +26,12 @@ if TYPE_CHECKING:
         Usage,
     )
     from sts.problems import ConversionFailed, Problem, Problems
+    from sts.redact import RedactionConfig
 
 _EXPORTS = {
     "convert": "sts.api",
     "detect": "sts.api",
+    "publish": "sts.api",
     "read": "sts.api",
     "validate": "sts.api",
     "write": "sts.api",
@@ -44,6 +47,7 @@ _EXPORTS = {
     "ConversionFailed": "sts.problems",
     "Problem": "sts.problems",
     "Problems": "sts.problems",
+    "RedactionConfig": "sts.redact",
 }
 __all__ = [
     "ConversionFailed",
@@ -53,6 +57,7 @@ __all__ = [
     "Part",
     "Problem",
     "Problems",
+    "RedactionConfig",
     "Session",
     "TextPart",
     "ThinkingPart",
@@ -60,6 +65,7 @@ __all__ = [
     "Usage",
     "convert",
     "detect",
+    "publish",
     "read",
     "validate",
     "write",

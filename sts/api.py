@@ -1,11 +1,11 @@
-"""The Python API: read, write, convert, detect, validate."""
+"""The Python API: read, write, convert, detect, validate, publish."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sts import spill
 from sts.converters.base import ReadContext
@@ -22,6 +22,9 @@ from sts.pipeline import (
 from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
+
+if TYPE_CHECKING:
+    from sts.publish import PublishResult
 
 Source = str | Path | BinaryIO | bytes
 
@@ -125,6 +128,27 @@ def convert(
     for index, session in enumerate(sessions, 3):
         emit(session, suffixed(session, index))
     return written
+
+
+def publish(
+    inputs: str | Path | Session | Iterable[str | Path | Session],
+    directory: str | Path,
+    **options: Any,
+) -> PublishResult:
+    """Publish sessions to a folder ready for ``hf upload`` (see ``sts publish``).
+
+    `inputs` are files, folders or `Session` objects (one or an iterable of them). Keyword
+    arguments are `sts.publish.PublishOptions` fields: ``to="pi"``, ``harness``,
+    ``redaction=RedactionConfig(...)`` (None: no redaction), ``allow_findings``,
+    ``drop_images``, ``max_tool_output``, ``license``, ``pretty_name``, ``tags``. Returns the
+    `PublishResult` (files, left-out sessions, findings, ``refused``).
+    """
+    from sts.publish import PublishOptions
+    from sts.publish import publish as run
+
+    if isinstance(inputs, (str, Path, Session)):
+        inputs = [inputs]
+    return run(inputs, directory, PublishOptions(**options))
 
 
 def detect(source: Source) -> str | None:

@@ -37,3 +37,8 @@ def pi_judge():
     """The one node process that judges Pi files for the whole run: closed when the run ends."""
     yield PI_JUDGE
     PI_JUDGE.close()
+
+
+# The Hub's loader (datasets, teich, huggingface_hub: the hub extra) never goes online in tests.
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"

@@ -1,0 +1,81 @@
+"""Throughput of the redaction stage, on its own and inside ``sts convert --redact``.
+
+    python benchmarks/redaction.py --size-mb 50 --runs 3     # or as part of benchmarks/run.py
+
+For each input (generated as for `run.py`): the sessions are read once into memory, then
+`redact_session` runs over all of them (timed alone, MiB of input per second), and ``sts convert
+--to pi`` runs with and without ``--redact`` (median wall times, alternated). The redactor is
+configured as ``sts publish`` does, with one user name and one secret of our own, and an empty
+environment so that the figures do not depend on the shell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.run import MIB, make_inputs, measure, output_root, sts_command  # noqa: E402
+from sts.api import read  # noqa: E402
+from sts.redact import RedactionConfig, Redactor, redact_session  # noqa: E402
+
+
+def stage_seconds(path: Path, runs: int) -> tuple[float, int]:
+    """Median seconds `redact_session` takes over every session of `path`, and findings."""
+    sessions = list(read(path, problems=lambda _: None))
+    config = RedactionConfig(secrets=("bench-secret-value-1",), environment={},
+                             user_names=("benchuser",))
+    times = []
+    found = 0
+    for _ in range(runs):
+        fresh = copy.deepcopy(sessions)
+        redactor = Redactor(config)
+        start = time.perf_counter()
+        found = sum(len(redact_session(session, redactor)) for session in fresh)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), found
+
+
+def rows(inputs: dict[str, Path], runs: int) -> list[str]:
+    """Markdown rows: input, stage MiB/s, convert → Pi with and without --redact."""
+    result = []
+    target = output_root() / "redaction"
+    for name, path in inputs.items():
+        size = path.stat().st_size / MIB
+        seconds, found = stage_seconds(path, runs)
+        plain, redacted = [], []
+        for _ in range(runs):
+            plain.append(measure(sts_command(str(path), "--to", "pi", "-o", f"{target}/a/")))
+            redacted.append(measure(sts_command(str(path), "--to", "pi", "-o", f"{target}/b/",
+                                                "--redact")))
+        base = statistics.median(r.seconds for r in plain)
+        slow = statistics.median(r.seconds for r in redacted)
+        result.append(f"| {name} ({size:.1f} MiB) | {seconds:.2f} | {size / seconds:.1f} | "
+                      f"{found} | {base:.2f} | {slow:.2f} | {size / slow:.1f} |")
+    return result
+
+
+HEADER = (
+    "| input | redaction stage s | stage MiB/s | findings | convert → Pi s | "
+    "convert → Pi --redact s | --redact MiB/s |\n|---|---|---|---|---|---|---|"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="sts-convert redaction throughput")
+    parser.add_argument("--size-mb", type=float, default=50)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    inputs = make_inputs(args.size_mb)
+    print(HEADER)
+    for row in rows(inputs, args.runs):
+        print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
