@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.run import MIB, make_inputs, measure, output_root, sts_command  # noqa: E402
-from sts.api import read  # noqa: E402
-from sts.redact import RedactionConfig, Redactor, redact_session  # noqa: E402
+from benchmarks.run import MIB, make_inputs, measure, output_root, sts_command
+from sts.api import read
+from sts.redact import RedactionConfig, Redactor, redact_session
 
 
 def stage_seconds(path: Path, runs: int) -> tuple[float, int]:
