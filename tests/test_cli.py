@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -92,8 +93,13 @@ def test_the_progress_bar_line_is_cleared_before_a_problem_line(tmp_path):
 
 
 def test_help_and_version():
-    assert sts("--help").returncode == 0
-    assert b"sts-convert" in sts("--version").stdout or sts("--version").returncode == 0
+    done = sts("--help")
+    assert done.returncode == 0
+    assert b"Usage: sts " in done.stdout
+    assert all(f"  {command} ".encode() in done.stdout for command in ("convert", "validate"))
+    done = sts("--version")
+    assert done.returncode == 0
+    assert done.stdout.decode().strip() == f"sts, version {version('sts-convert')}"
 
 
 def test_detect_files_and_stdin(tmp_path):
