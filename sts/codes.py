@@ -4,7 +4,8 @@ Two channels report problems: reading (converters and the convert driver, throug
 `sts.problems.Problems`) and checking (`sts validate`, `sts.validation`). A code has a severity
 in each channel it is used in: ``bad-timestamp`` is a warning when a reader leaves a bad time
 out, and an error when the validator finds one in a file. The README's problem-code tables are
-generated from this registry (`markdown_table`) and checked against it by ``tests/test_docs.py``.
+generated from this registry (``python -m sts.codes README.md`` rewrites them) and checked
+against it by ``tests/test_docs.py``.
 
 A new code is added here, in one line, before it is emitted. The test suite turns on strict
 mode (`STRICT`, or ``STS_STRICT_CODES=1`` in the environment), in which a `Problem` with an
@@ -158,6 +159,16 @@ def severity_when_validating(code: str) -> Severity:
     return (known.validating if known is not None else None) or "error"
 
 
+def update_readme(text: str) -> str:
+    """`text` (the README) with both code tables regenerated between their markers."""
+    for channel in ("reading", "validating"):
+        start, end = f"<!-- codes:{channel} -->\n", f"<!-- /codes:{channel} -->"
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1]
+        text = head + start + markdown_table(channel) + end + tail  # type: ignore[arg-type]
+    return text
+
+
 def markdown_table(channel: Literal["reading", "validating"]) -> str:
     """The README's table of the codes used in `channel`, sorted by name."""
     rows = ["| code | severity | meaning |", "|---|---|---|"]
@@ -166,3 +177,11 @@ def markdown_table(channel: Literal["reading", "validating"]) -> str:
         if severity is not None:
             rows.append(f"| `{code.name}` | {severity} | {code.meaning} |")
     return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":  # python -m sts.codes README.md: regenerate the README's tables
+    import sys
+    from pathlib import Path
+
+    readme = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    readme.write_text(update_readme(readme.read_text(encoding="utf-8")), encoding="utf-8")

@@ -63,8 +63,7 @@ def readme_block(name: str) -> str:
 @pytest.mark.parametrize("channel", ["reading", "validating"])
 def test_the_readme_code_tables_are_the_registry(channel):
     assert readme_block(f"codes:{channel}") == codes.markdown_table(channel), (
-        "README code table out of date: paste sts.codes.markdown_table"
-        f"({channel!r}) between its markers"
+        "README code table out of date: run python -m sts.codes README.md"
     )
 
 
