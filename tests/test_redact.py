@@ -196,3 +196,65 @@ def test_every_string_field_of_the_model_is_walked():
         "messages[0].extras.note[0]",
     }
     assert text not in repr(session)
+
+
+def test_convert_redact_in_workers_writes_the_report(tmp_path):
+    from click.testing import CliRunner
+
+    from sts.cli import main
+
+    sources = tmp_path / "in"
+    sources.mkdir()
+    rendered_cases(sources)
+    report_path = tmp_path / "report.json"
+    done = CliRunner().invoke(main, [
+        "convert", str(sources), "-o", f"{tmp_path / 'out'}/", "--to", "pi", "-j", "2",
+        "--redact", "--redact-report", str(report_path), "--secret", SECRETS[0],
+        "--user-name", USER,
+    ])
+    assert done.exit_code == 0, done.output
+    assert "sts: redaction: " in done.output and "1 flagged for review" in done.output
+    document = json.loads(report_path.read_text(encoding="utf-8"))
+    assert document["flagged"] == 1
+    assert {f["file"] for f in document["findings"]} == {
+        str(p) for p in (tmp_path / "out").glob("*.jsonl")}
+    data = b"".join(p.read_bytes() for p in (tmp_path / "out").glob("*.jsonl"))
+    assert SECRETS[0].encode() not in data and PLANTED["github-token"].secret.encode() not in data
+
+
+def test_convert_redaction_options_need_redact(tmp_path):
+    from click.testing import CliRunner
+
+    from sts.cli import main
+
+    done = CliRunner().invoke(main, ["convert", str(TEMPLATES / "pi.jsonl"), "--secret", "x"])
+    assert done.exit_code == 2 and "need --redact" in done.output
+
+
+def test_a_user_name_in_a_session_id_is_replaced_everywhere():
+    session = Session(f"{USER}-notes", [Message("user", [TextPart(f"hi {USER}")])],
+                      key=f"{USER}-1")
+    findings = redact_session(session, redactor())
+    assert (session.id, session.key) == ("<user>-notes", "<user>-1")
+    assert {f.session for f in findings} == {"<user>-notes"}
+    assert {f.path for f in findings} == {"id", "key", "messages[0].content[0].text"}
+
+
+CONTEXTS = {
+    "aws-secret-access-key": "AWS_SECRET_ACCESS_KEY={}",
+    "bearer-token": "curl -H 'Authorization: Bearer {}'",
+    "basic-auth": "Authorization: Basic {}",
+    "secret-assignment": "export DB_PASSWORD={}",
+}
+
+
+@pytest.mark.parametrize("rule", sorted(set(PLANTED) - {"high-entropy"}))
+def test_short_and_long_strings_are_searched_alike(rule):
+    """Strings up to 4 KiB are searched with one alternation, longer ones literal by literal."""
+    text = CONTEXTS.get(rule, "see {} here").format(PLANTED[rule].text)
+    r = redactor()
+    short, short_hits = r.text(text)
+    long, long_hits = r.text("lorem ipsum " * 500 + text)
+    assert long.endswith(short)
+    assert [h.rule for h in short_hits] == [h.rule for h in long_hits]
+    assert rule in {h.rule for h in short_hits}

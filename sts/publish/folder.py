@@ -183,16 +183,16 @@ class _Publisher:
 
     def add(self, session: Session, source: str, parent: dict[str, Any] | None) -> None:
         harness = self.options.harness or session.harness or "unknown"
+        prepare(session, self.options.drop_images, self.options.max_tool_output)
+        findings: list[Finding] = []
+        if self.redactor is not None:  # first: the file is named after the redacted id
+            findings = redact_session(session, self.redactor, children=False)
         if parent is None:
             stem = f"{DATA}/{safe_name(harness)}/{safe_name(session.id)}"
         else:
             stem = f"{parent['path'].removesuffix('.jsonl')}.{safe_name(session.key or session.id)}"
         name = self.unique(stem)
-        prepare(session, self.options.drop_images, self.options.max_tool_output)
-        findings: list[Finding] = []
-        if self.redactor is not None:
-            findings = redact_session(session, self.redactor, children=False)
-            locate(findings, session, name, self.options.to)
+        locate(findings, session, name, self.options.to)
         children = session.children
         buffer = io.BytesIO()
         self.writer(session, buffer, self.options.harness)

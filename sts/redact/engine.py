@@ -32,7 +32,7 @@ Action = Literal["redacted", "flagged"]
 
 #: Environment variable names whose values are secrets (their exact values are redacted).
 SECRET_NAME = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
-                         r"|AUTH|CREDENTIAL)")
+                         r"|AUTH(?!OR)|CREDENTIAL)")
 #: Values shorter than this are never treated as secrets by exact value (too many false hits).
 MIN_VALUE = 8
 USER_PLACEHOLDER = "<user>"
@@ -58,6 +58,8 @@ _ID = re.compile(r"(?:toolu|srvtoolu|msg|req|call|resp|fc|rs|run|asst|thread|fil
                  r"|sha(?:1|256|384|512)-")
 #: A match before overlaps are resolved: start, end, rule, replacement, priority (0 secrets).
 _Match = tuple[int, int, str, str, int]
+#: A rule anchored on a literal: the rule, its compiled expression, the literal's length.
+_Handler = tuple[Rule, re.Pattern[str], int]
 
 
 @dataclass(slots=True)
@@ -108,19 +110,27 @@ class Redactor:
             re.compile("|".join(f"(?P<t{i}>{r.pattern})" for i, r in enumerate(token_rules)))
             if token_rules else None
         )
-        self._literal_rules = [
-            (rule, rule.compile(), tuple(lit.lower().encode("latin-1") if rule.lowered else lit
-                                         for lit in rule.literals))
-            for rule in rules if rule.anchor == "literal"
-        ]
-        self._assignment = next(
-            ((r, r.compile(), tuple(lit.encode("latin-1") for lit in r.literals))
-             for r in rules if r.anchor == "assignment"), None
-        )
-        anchors = [lit.lower().encode("latin-1") for rule in rules if rule.anchor != "token"
-                   for lit in rule.literals]
+        # Every other rule is anchored on literals, all looked for in the lowercased view (a
+        # case-sensitive rule's expression then checks the case): `_own` maps each literal to
+        # the handlers anchored on exactly it; `_dispatch` maps it to those of every literal
+        # inside it, with their offset (the alternation reports one literal per place, the
+        # longest, and none inside it).
+        self._own: dict[bytes, list[_Handler]] = {}
+        for rule in rules:
+            if rule.anchor == "token":
+                continue
+            pattern = rule.compile()
+            for literal in rule.literals:
+                key = literal.lower().encode("latin-1")
+                self._own.setdefault(key, []).append((rule, pattern, len(key)))
+        self._dispatch = {
+            key: [(offset, handler) for other, handlers in self._own.items()
+                  for offset in _occurrences(key, other) for handler in handlers]
+            for key in self._own
+        }
         self._anchors = (
-            re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors)))) if anchors else None
+            re.compile(b"|".join(re.escape(k) for k in sorted(self._own, key=len, reverse=True)))
+            if self._own else None
         )
         user_values = sorted({v for v in config.secrets if len(v) >= MIN_VALUE}, key=len)
         env = os.environ if config.environment is None else config.environment
@@ -147,27 +157,27 @@ class Redactor:
 
     def text(self, value: str) -> tuple[str, list[Hit]]:
         """`value` redacted, and the hits (spans in the returned string)."""
-        if len(value) < 6:
+        size = len(value)
+        if size < 6:
             return value, []
         found: list[_Match] = []
         view = _view(value)
         for secret, rule in self._values:
-            for start in _occurrences(value, secret):
-                found.append((start, start + len(secret), rule, f"[REDACTED:{rule}]", 0))
-        if self._tokens is not None:
+            if secret in value:
+                for start in _occurrences(value, secret):
+                    found.append((start, start + len(secret), rule, f"[REDACTED:{rule}]", 0))
+        if self._tokens is not None and size >= _MIN_TOKEN:
             self._token_rules(value, view, found)
         if self._anchors is not None:
-            lowered = view.translate(_LOWER)
-            # a short string is screened by one expression; a long one by the finds themselves
-            if len(value) > _SCREEN_BELOW or self._anchors.search(lowered) is not None:
-                self._anchored_rules(value, lowered, found)
-        if self.config.home_paths:
+            self._anchored_rules(value, view.translate(_LOWER), found)
+        if self.config.home_paths and ("/home/" in value or "Users" in value):
             self._home_paths(value, found)
         for name in self.user_names:
-            for start in _occurrences(value, name):
-                end = start + len(name)
-                if _word_edge(value, start - 1) and _word_edge(value, end):
-                    found.append((start, end, "user-name", USER_PLACEHOLDER, 1))
+            if name in value:
+                for start in _occurrences(value, name):
+                    end = start + len(name)
+                    if _word_edge(value, start - 1) and _word_edge(value, end):
+                        found.append((start, end, "user-name", USER_PLACEHOLDER, 1))
         if self.config.emails and "@" in value:
             self._emails(value, found)
         hits: list[Hit] = []
@@ -175,7 +185,7 @@ class Redactor:
             value = self._replace(value, found, hits)
             if hits:
                 view = _view(value)
-        if self.config.entropy:
+        if self.config.entropy and size >= _MIN_ENTROPY:
             self._flag_entropy(value, view, hits)
         return value, hits
 
@@ -198,23 +208,39 @@ class Redactor:
                     at += 1
 
     def _anchored_rules(self, value: str, lowered: bytes, found: list[_Match]) -> None:
-        for rule, pattern, literals in self._literal_rules:
-            for literal in literals:
-                for at in _occurrences(lowered if rule.lowered else value, literal):
-                    match = pattern.match(value, at)
-                    if match is not None:
-                        self._add(rule, match, found)
-        if self._assignment is not None:
-            rule, pattern, literals = self._assignment
-            for literal in literals:
-                for at in _occurrences(lowered, literal):
-                    after = at + len(literal)
-                    match = pattern.match(value, after)
-                    if match is None or (after < len(value) and value[after] in "sS"):
-                        continue
-                    name = _NAME_BEFORE.search(value, max(0, at - 40), after)
-                    if name is not None and SECRET_NAME_END.search(name.group()):
-                        self._add(rule, match, found)
+        # Short strings: one pass of the literals' alternation (few calls); long ones: one
+        # `find` per literal (each far faster than the alternation over a long text).
+        if len(value) <= _ALTERNATION_UP_TO:
+            assert self._anchors is not None
+            for match in self._anchors.finditer(lowered):
+                start = match.start()
+                for offset, handler in self._dispatch[match.group()]:
+                    self._anchored(value, start + offset, handler, found)
+            return
+        for literal, handlers in self._own.items():
+            find = lowered.find
+            at = find(literal)
+            while at >= 0:
+                for handler in handlers:
+                    self._anchored(value, at, handler, found)
+                at = find(literal, at + len(literal))
+
+    def _anchored(self, value: str, at: int, handler: _Handler, found: list[_Match]) -> None:
+        rule, pattern, length = handler
+        if rule.anchor == "literal":
+            match = pattern.match(value, at)
+            if match is not None:
+                self._add(rule, match, found)
+            return
+        after = at + length  # an assignment: the name ends with the literal
+        if after < len(value) and value[after] in "sS":
+            return  # tokens, keys, secrets: a count or a list, not one secret
+        match = pattern.match(value, after)
+        if match is None:
+            return
+        name = _NAME_BEFORE.search(value, max(0, at - 40), after)
+        if name is not None and SECRET_NAME_END.search(name.group()):
+            self._add(rule, match, found)
 
     def _add(self, rule: Rule, match: re.Match[str], found: list[_Match]) -> None:
         start, end = match.span(rule.group)
@@ -323,7 +349,7 @@ _CLASSES = bytes(
 )  # digit d, upper U, lower l
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 _MIN_TOKEN = 20
-_SCREEN_BELOW = 4096
+_ALTERNATION_UP_TO = 4096
 #: Rules whose secrets start with a public vendor prefix (``ghp_``, ``AKIA``), which a preview
 #: may show.
 _PREFIXED_RULES = frozenset(rule.name for rule in RULES if rule.anchor == "token")

@@ -21,8 +21,9 @@ class Rule:
     ``anchor="token"``: the pattern starts with one of `literals` and matches a run of token
     characters; it is tried only on runs of 20+ such characters (few in prose and code).
     ``anchor="literal"``: the pattern starts with its literal and is tried only where the literal
-    occurs (`lowered`: the literal is looked for in the lowercased text). `group` is the part
-    that is the secret; `screened` values must also pass `plausible_value`.
+    occurs (literals are looked for in any case; the pattern decides). ``anchor="assignment"``:
+    the pattern follows a name ending in one of the literals. `group` is the part that is the
+    secret; `screened` values must also pass `plausible_value`.
     """
 
     name: str
@@ -31,7 +32,6 @@ class Rule:
     description: str
     anchor: str = "token"
     group: int = 0
-    lowered: bool = False
     screened: bool = False
 
     def compile(self) -> re.Pattern[str]:
@@ -58,7 +58,7 @@ RULES: tuple[Rule, ...] = (
         r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         ("secret_access_key", "secretaccesskey"),
         "AWS secret access keys given with their name",
-        anchor="literal", group=1, lowered=True,
+        anchor="literal", group=1,
     ),
     Rule("gcp-api-key", rf"{_B}AIza[0-9A-Za-z_\-]{{35}}{_E}", ("AIza",),
          "Google Cloud / Gemini API keys"),
@@ -111,13 +111,13 @@ RULES: tuple[Rule, ...] = (
          ("eyJ",), "JSON Web Tokens"),
     Rule("bearer-token", r"(?<![A-Za-z0-9_])(?i:bearer)\s+([A-Za-z0-9_\-.~+/]{16,}=*)",
          ("bearer",), "Bearer tokens (HTTP Authorization headers, curl -H lines)",
-         anchor="literal", group=1, lowered=True),
+         anchor="literal", group=1),
     Rule(
         "basic-auth",
         r"(?i:authorization)[\"']?\s{0,3}[:=]\s{0,3}[\"']?(?i:basic)\s+"
         r"([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])",
         ("authorization",), "HTTP Basic credentials in an Authorization header",
-        anchor="literal", group=1, lowered=True,
+        anchor="literal", group=1,
     ),
     Rule(
         "url-credentials",
@@ -131,7 +131,7 @@ RULES: tuple[Rule, ...] = (
         ("password", "passwd", "secret", "token", "key", "credential", "credentials"),
         "values assigned to names ending in password, secret, token, api/access/private/auth "
         "key or credentials (export X_TOKEN=..., \"password\": \"...\")",
-        anchor="assignment", group=1, lowered=True, screened=True,
+        anchor="assignment", group=1, screened=True,
     ),
 )
 

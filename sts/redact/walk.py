@@ -26,7 +26,7 @@ from sts.spill import StoredText
 OPAQUE_FIELDS = frozenset(
     ("id", "key", "role", "tool_call_id", "tool_name", "signature", "data", "media_type",
      "model", "provider", "api", "stop_reason", "kind", "source_format", "source_version",
-     "harness", "name_of_tool")
+     "harness", "first_kept_id", "from_id")
 )
 #: Dict keys (in metadata and extras) whose values are left alone: ids and hashes (and any key
 #: ending in ``Id``, ``_id``, ``Ids``, ``_ids``).
@@ -93,6 +93,12 @@ class _Walk:
         self.message: int | None = None
 
     def session(self, session: Session) -> None:
+        # ids are opaque elsewhere, but a session's id and key name its output file: a user
+        # name or path in them (ids made from file names) must not reach the file name
+        self.session_id = self.redactor.text(session.id)[0]  # what findings name, even its own
+        session.id = self.string(session.id, "id")
+        if session.key is not None:
+            session.key = self.string(session.key, "key")
         for name in _string_fields(Session):
             if name in ("messages", "children"):
                 continue
