@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sts.api import convert, detect, publish, read, validate, write
+    from sts.building.context import UnknownOption
     from sts.model import (
         ImagePart,
         MediaPart,
@@ -45,6 +46,7 @@ _EXPORTS = {
     "ToolCall": "sts.model",
     "Usage": "sts.model",
     "ConversionFailed": "sts.problems",
+    "UnknownOption": "sts.building.context",
     "Problem": "sts.problems",
     "Problems": "sts.problems",
     "RedactionConfig": "sts.redact",
@@ -62,6 +64,7 @@ __all__ = [
     "TextPart",
     "ThinkingPart",
     "ToolCall",
+    "UnknownOption",
     "Usage",
     "convert",
     "detect",

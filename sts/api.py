@@ -9,16 +9,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sts import spill
 from sts.converters.base import ReadContext
+from sts.converters.registry import check_options
 from sts.converters.registry import detect as detect_converter
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
-from sts.pipeline import (
-    keep_raw_lines,
-    output_stem,
-    pick_converter,
-    safe_name,
-    unknown_format_text,
-)
+from sts.names import file_stem
+from sts.pipeline import keep_raw_lines, pick_converter, safe_name, unknown_format_text
 from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
@@ -42,8 +38,20 @@ def read(
     `format` names the source format (detected when None). Problems in the input are passed to
     `problems` (default: printed to stderr) and handled by `on_error` (``skip``, ``fail``:
     raise `ConversionFailed`, ``keep``: keep raw lines in the header). Extra keyword arguments
-    are source options such as ``all_branches=True`` or ``subagents=False``.
+    are source options such as ``all_branches=True`` or ``subagents=False``; a name no converter
+    takes (``all_branchs``) raises `sts.UnknownOption` (a TypeError) before anything is read.
     """
+    check_options(options)
+    return _read(source, format, on_error, problems, options)
+
+
+def _read(
+    source: Source,
+    format: str | None,
+    on_error: Policy,
+    problems: Callable[[Problem], None] | None,
+    options: dict[str, Any],
+) -> Iterator[Session]:
     path, stream, name = _open(source)
     sink = problems if problems is not None else print_to_stderr
     report = Problems(name, on_error, sink)
@@ -52,7 +60,7 @@ def read(
         converter = pick_converter(peek, format)
         if converter is None:
             raise ValueError(f"{name}: {unknown_format_text(name, 'format=NAME')}")
-        context = ReadContext(report, path, {"subagents": True, **options})
+        context = ReadContext(report, path, converter.Options.of(options))
         pending: Session | None = None  # held back so raw lines kept after it reach its header
         for session in converter.read(stream, context):
             keep_raw_lines(session, report)
@@ -100,7 +108,7 @@ def convert(
     """
     directory = Path(destination)
     is_path = isinstance(source, (str, Path))
-    stem = output_stem(Path(source).name) if is_path else "session"
+    stem = file_stem(Path(source).name) if is_path else "session"
     protected = Path(source).resolve() if is_path else None
     written: list[Path] = []
 

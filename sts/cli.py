@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
 from sts.allocator import keep_freed_memory
-from sts.converters.registry import MIN_CONFIDENCE, converters, rank
+from sts.building.context import UnknownOption
+from sts.converters.registry import check_options, converters, examine
 from sts.io import peek_file, peek_stream
 from sts.pipeline import (
     JobResult,
@@ -103,6 +106,8 @@ def redaction_config(
               "as system messages.")
 @click.option("--keep-rolled-back", is_flag=True,
               help="Codex: keep turns undone by a rollback (marked) instead of dropping them.")
+@click.option("-O", "--option", "extra_options", multiple=True, metavar="NAME=VALUE",
+              help="A source option by name (plug-ins' too), e.g. -O all_branches=true.")
 @click.option("-j", "--jobs", "workers", type=click.IntRange(min=0), default=1, show_default=True,
               help="Worker processes for many files (0: one per core).")
 @click.option("--redact", is_flag=True, help="Replace secrets and personal data (see "
@@ -122,6 +127,7 @@ def convert(
     all_branches: bool,
     drop_injected: bool,
     keep_rolled_back: bool,
+    extra_options: tuple[str, ...],
     workers: int,
     redact: bool,
     secrets: tuple[str, ...],
@@ -144,11 +150,12 @@ def convert(
     keep_freed_memory()
     jobs, any_dir = plan_jobs(inputs)
     target = _target(output, jobs, any_dir)
-    options = {
+    options: dict[str, Any] = {
         "all_branches": all_branches,
         "drop_injected": drop_injected,
         "keep_rolled_back": keep_rolled_back,
     }
+    options.update(_parse_options(extra_options))
     redaction = None
     if redact:
         redaction = redaction_config(
@@ -189,6 +196,26 @@ def convert(
         if not quiet:
             click.echo(f"sts: redaction: {summary(report.findings)}", err=True)
     sys.exit(report.exit_code)
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs as options (VALUE read as JSON when it is JSON: ``true``, ``3``),
+    checked against every converter's options."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, equals, text = pair.partition("=")
+        if not equals or not name:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        options[name.replace("-", "_")] = value
+    try:
+        check_options(options)
+    except UnknownOption as exc:
+        raise click.BadParameter(str(exc), param_hint="--option") from None
+    return options
 
 
 def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
@@ -294,12 +321,11 @@ def detect(files: tuple[str, ...], verbose: bool) -> None:
                 click.echo(f"{name}: error: {exc.strerror or exc}", err=True)
                 unknown += 1
                 continue
-        scored = rank(peek)
-        best_score, best = scored[0] if scored else (0.0, None)
-        label = best.name if best is not None and best_score >= MIN_CONFIDENCE else "unknown"
+        found = examine(peek, everything=verbose)
+        label = found.converter.name if found.converter is not None else "unknown"
         unknown += label == "unknown"
         if verbose:
-            details = ", ".join(f"{c.name}={s:.2f}" for s, c in scored)
+            details = ", ".join(f"{c.name}={s:.2f}" for s, c in found.scores)
             click.echo(f"{name}\t{label}\t{details}")
         else:
             click.echo(f"{name}\t{label}")

@@ -9,13 +9,71 @@ may be held in a temporary file (`sts.spill`) to keep big sessions out of memory
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from sts import spill
-from sts.spill import StoredText
+from enum import StrEnum
+from typing import Any, Literal, Protocol
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "tool"))
+
+
+class MessageKind(StrEnum):
+    """What a message is, where its role alone does not say. String-valued: ``kind ==
+    "compaction"`` holds for `MessageKind.COMPACTION`.
+
+    A new source that needs a kind none of these names adds a member here (the model is the
+    contract every writer reads); writers map each kind to the target or flatten it, reported.
+    """
+
+    # system messages
+    SYSTEM = "system"  #: a plain system message (the same as no kind)
+    SYSTEM_PROMPT = "system_prompt"
+    DEVELOPER = "developer"
+    INJECTED_CONTEXT = "injected_context"
+    COMPACTION = "compaction"  #: `tokens_before`, `first_kept_id`
+    BRANCH_SUMMARY = "branch_summary"  #: `from_id`
+    INTER_AGENT = "inter_agent"
+    ROLLBACK = "rollback"
+    META = "meta"
+    CAVEAT = "caveat"
+    COMMAND_OUTPUT = "command_output"
+    BASH_OUTPUT = "bash_output"
+    INTERRUPT = "interrupt"
+    TASK_NOTIFICATION = "task_notification"
+    SYNTHETIC = "synthetic"
+    API_ERROR = "api_error"
+    # user messages
+    COMMAND = "command"
+    COMMAND_PROMPT = "command_prompt"
+    BASH_INPUT = "bash_input"
+    BASH = "bash"
+    QUEUED = "queued"
+    CUSTOM = "custom"  #: an extension's message: `custom_type` names it
+
+
+class StopReason(StrEnum):
+    """Why an assistant turn ended, in one canonical vocabulary.
+
+    Converters map their source's words into it (`sts.building.vocabulary.stop_reason`);
+    writers map it to the target's words. None on a message means the source did not say.
+    """
+
+    STOP = "stop"
+    LENGTH = "length"
+    TOOL_USE = "tool_use"
+    ERROR = "error"
+    ABORTED = "aborted"
+
+
+class StoredText(Protocol):
+    """A text kept outside memory (`sts.spill.StoredText` is one): its JSON and its value."""
+
+    def json(self) -> bytes:
+        """The text's JSON string literal, quotes included."""
+        ...
+
+    def load(self) -> str:
+        """The text itself."""
+        ...
 
 
 class TextPart:
@@ -29,7 +87,7 @@ class TextPart:
     __match_args__ = ("text",)
 
     def __init__(self, text: str | StoredText) -> None:
-        self._text = spill.keep(text) if type(text) is str else text
+        self._text = _keep(text) if type(text) is str else text
 
     @property
     def text(self) -> str:
@@ -59,6 +117,38 @@ class TextPart:
     def __reduce__(self) -> tuple[type[TextPart], tuple[str]]:
         return TextPart, (self.text,)
 
+    def store(self, keep: TextKeeper) -> None:
+        """Hand the text to `keep` (a read's text store), which may hold it in a file."""
+        text = self._text
+        if type(text) is str:
+            self._text = keep(text)
+
+
+class TextKeeper(Protocol):
+    """Where a read keeps large texts: returns the text itself or a `StoredText` handle."""
+
+    def __call__(self, text: str) -> str | StoredText: ...
+
+
+def _no_store(text: str) -> str | StoredText:
+    return text
+
+
+#: The text store `TextPart` hands new texts to: a transition while converters move to the
+#: read context's store (`sts.building`); `sts.spill` installs its own.
+_keep: TextKeeper = _no_store
+
+
+def install_text_store(keep: TextKeeper) -> None:
+    """Set the store new `TextPart` texts go to (transitional; see `_keep`)."""
+    global _keep
+    _keep = keep
+
+
+def base64_size(data: str) -> int:
+    """Decoded size in bytes of a base64 string."""
+    return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
+
 
 @dataclass(slots=True)
 class ImagePart:
@@ -67,6 +157,11 @@ class ImagePart:
     media_type: str | None = None
     data: str | None = None
     url: str | None = None
+
+    @property
+    def size(self) -> int | None:
+        """Decoded size in bytes of the inline data; None without data."""
+        return base64_size(self.data) if self.data else None
 
 
 @dataclass(slots=True)
@@ -139,9 +234,15 @@ class Message:
 
     `content` holds text, media and (for assistants) thinking parts in source order. Tool results
     are `role="tool"` messages with `tool_call_id`, `tool_name` and `is_error`. `timestamp` is
-    epoch milliseconds. `kind` refines a role where the source says more (for system messages:
-    "compaction", "branch_summary", "system_prompt", "injected_context", ...); `extras` keeps any
-    other source detail a writer may want, keyed by name.
+    epoch milliseconds. `kind` refines a role where the source says more (`MessageKind`);
+    `stop_reason` is canonical (`StopReason`).
+
+    Typed facts writers rely on: `refusal` (the text is the model's refusal),
+    `tokens_before` (a compaction's context size before it), `first_kept_id` (the id of the
+    first message a compaction kept), `from_id` (where a branch summary's branch left),
+    `custom_type` (the source's own name for an extension message, pi's ``customType``),
+    `rolled_back` (a turn the source undid, kept for the record). `extras` keeps any other
+    source detail; no writer reads it.
     """
 
     role: Role
@@ -156,9 +257,15 @@ class Message:
     provider: str | None = None
     api: str | None = None
     usage: Usage | None = None
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None
     error_message: str | None = None
-    kind: str | None = None
+    kind: MessageKind | None = None
+    refusal: bool = False
+    tokens_before: int | None = None
+    first_kept_id: str | None = None
+    from_id: str | None = None
+    custom_type: str | None = None
+    rolled_back: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sts import spill
-from sts.converters.base import Converter, ReadContext
-from sts.converters.registry import converters, detect, get_converter
+from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.registry import converters, pick
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
+from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems
 from sts.redact import Finding, RedactionConfig, Redactor, redact_session
 from sts.redact.walk import locate
@@ -141,11 +142,12 @@ def _convert(
                 problems.error(None, "unknown-format", unknown_format_text(job.display))
             return
         options = {"subagents": settings.subagents, **settings.options}
-        context = ReadContext(problems, job.source, options)
+        context = ReadContext(problems, job.source, converter.Options.of(options))
         emitter = Emitter(job, target, settings, problems, result)
         for session in converter.read(stream, context):
             emitter.add(session)
         emitter.finish()
+
 
 
 def unknown_format_text(display: str, force: str = "`--from FORMAT`") -> str:
@@ -156,11 +158,9 @@ def unknown_format_text(display: str, force: str = "`--from FORMAT`") -> str:
             f"one's confidence, {force} forces one")
 
 
-def pick_converter(peek, source_format: str | None) -> Converter | None:
+def pick_converter(peek: Peek, source_format: str | None) -> Converter | None:
     """The converter named by ``--from``, else the one detection prefers."""
-    if source_format:
-        return get_converter(source_format)
-    return detect(peek)
+    return pick(peek, source_format)
 
 
 class Emitter:
@@ -293,7 +293,7 @@ def resolve_cached(path: Path, folders: dict[Path, Path]) -> Path:
 
 def output_path(directory: Path, rel: Path, suffix: str | None = None) -> Path:
     """Where an input named `rel` goes in `directory` (``<stem>[.<suffix>].jsonl``)."""
-    stem = output_stem(rel.name)
+    stem = file_stem(rel.name)
     if suffix is not None:
         stem = f"{stem}.{suffix}"
     return directory / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
@@ -309,14 +309,6 @@ def keep_raw_lines(session: Session, problems: Problems) -> None:
 def count_children(session: Session) -> int:
     """How many sub-agent sessions hang below `session`, at any depth."""
     return sum(1 + count_children(child) for child in session.children)
-
-
-def output_stem(name: str) -> str:
-    """The output file stem for an input file name (its .jsonl/.json/.ndjson ending dropped)."""
-    for ending in (".jsonl", ".ndjson", ".json"):
-        if name.endswith(ending) and len(name) > len(ending):
-            return name[: -len(ending)]
-    return name
 
 
 def safe_name(text: str) -> str:
@@ -358,7 +350,7 @@ def distinct_outputs(jobs: list[Job]) -> list[Job]:
     for i in order:
         rel = jobs[i].rel
         for candidate in _output_names(rel):
-            key = candidate.parent / output_stem(candidate.name)
+            key = candidate.parent / file_stem(candidate.name)
             if key not in taken:
                 taken.add(key)
                 renamed[i] = jobs[i] if candidate == rel else replace(jobs[i], rel=candidate)
@@ -369,7 +361,7 @@ def distinct_outputs(jobs: list[Job]) -> list[Job]:
 def _output_names(rel: Path) -> Iterator[Path]:
     yield rel
     yield rel.with_name(rel.name + OUTPUT_SUFFIX)
-    stem = output_stem(rel.name)
+    stem = file_stem(rel.name)
     for n in itertools.count(2):
         yield rel.with_name(f"{stem}-{n}{OUTPUT_SUFFIX}")
 

@@ -140,3 +140,14 @@ def reset() -> None:
     _State.in_memory = 0
     _State.file = None
     _State.broken = False
+
+
+def _install() -> None:
+    """Make `keep` the store new `TextPart` texts go to (until every converter feeds
+    `sts.building.SessionBuilder`, which stores texts through the read context)."""
+    from sts.model import install_text_store
+
+    install_text_store(keep)
+
+
+_install()

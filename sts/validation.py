@@ -14,6 +14,8 @@ from typing import Any
 import orjson
 
 from sts import codes
+from sts.formats.pi import STOP_REASONS as PI_STOP_REASONS
+from sts.formats.sts import MESSAGE_FIELDS as STS_MESSAGE_FIELDS
 from sts.model import ROLES
 from sts.problems import Problem
 from sts.timestamps import iso_to_ms
@@ -21,14 +23,10 @@ from sts.timestamps import iso_to_ms
 # Plausible epoch-ms range: 2000-01-01 to 2100-01-01.
 MIN_MS = 946_684_800_000
 MAX_MS = 4_102_444_800_000
-STS_MESSAGE_FIELDS = frozenset(
-    ("role", "content", "reasoningContent", "toolCalls", "toolCallId", "timestamp", "model")
-)
 PI_ROLES = frozenset(
     ("user", "assistant", "toolResult", "bashExecution", "custom", "system", "branchSummary",
      "compactionSummary", "hookMessage")
 )
-PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted", "deferred"))
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 # Each code's severity is in sts/codes.py: a few are warnings, legal but worth knowing (a result
 # whose call is not in the file, a Pi header without the Hub's harness field, a time outside

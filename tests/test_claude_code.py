@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from sts.cli import main as cli_main
 from sts.converters.base import Peek, ReadContext
 from sts.converters.claude_code import ClaudeCodeConverter
-from sts.model import ImagePart, Message, Session, ThinkingPart
+from sts.model import ImagePart, Message, Session, StopReason, ThinkingPart
 from sts.problems import ConversionFailed, Problem, Problems
 from tests.support import CASES, corpus, lines, pi_view, sts_messages, write_checked
 
@@ -84,7 +84,7 @@ def test_split_reply_is_one_message_with_results_after_it() -> None:
     assert reply.provider == "anthropic" and reply.api == "anthropic-messages"
     assert reply.model == "claude-opus-4-6"
     assert [m.tool_name for m in session.messages[2:4]] == ["Bash", "Bash"]
-    assert session.messages[4].stop_reason == "end_turn"
+    assert session.messages[4].stop_reason == StopReason.STOP  # end_turn
     sts = sts_messages(write_checked(session, "sts"))
     assert [m.get("toolCallId") for m in sts] == [None, None, "toolu_1", "toolu_2", None]
     header = lines(write_checked(session, "sts"))[0]
@@ -110,7 +110,7 @@ def test_compaction_keeps_earlier_messages_and_the_summary_once() -> None:
                               ("system", "compaction"), ("assistant", None)]
     summary = session.messages[3]
     assert summary.text.startswith("This session is being continued")
-    assert summary.extras["tokens_before"] == 167094
+    assert summary.tokens_before == 167094
     entries = lines(write_checked(session, "pi"))
     compactions = [e for e in entries if e["type"] == "compaction"]
     assert len(compactions) == 1 and compactions[0]["tokensBefore"] == 167094
@@ -415,7 +415,7 @@ def test_corpus_spot_details() -> None:
     queued = [m.text for m in session.messages if m.kind == "queued"]
     assert queued == ["check again", "new beads for the epic were added. tackle them"]
     (compaction,) = [m for m in session.messages if m.kind == "compaction"]
-    assert compaction.extras["tokens_before"] == 167094
+    assert compaction.tokens_before == 167094
     (child,) = session.children  # agent-acompact-fffbd0 is left out
     assert child.key == "agent-a881341"
     assert child.metadata["parentToolCallId"] == "toolu_01VmaERAwhb19LGUwu9GenaK"

@@ -10,9 +10,9 @@ import pytest
 
 from sts.converters.base import Peek, ReadContext
 from sts.converters.codex import CodexConverter
-from sts.model import Message, Session, TextPart
+from sts.model import Message, Session, StopReason, TextPart
 from sts.problems import Problem, Problems
-from tests.support import CASES, corpus, lines, pi_view, sts_messages, write_checked
+from tests.support import CASES, corpus, line_codes, lines, pi_view, sts_messages, write_checked
 
 CODEX_CASES = CASES / "codex"
 CASE_FILES = sorted(p.name for p in CODEX_CASES.iterdir())
@@ -198,7 +198,7 @@ def test_typescript_document_on_one_line_and_from_stdin():
 
 def test_tool_calls_outputs_and_exit_codes():
     session, problems = read_case("tools_and_outputs.jsonl")
-    assert problems == []
+    assert line_codes(problems) == [(21, "orphan-result")]  # call_nobody, reported by the builder
     calls = {c.id: c for m in session.messages for c in m.tool_calls}
     results = {m.tool_call_id: m for m in session.messages if m.role == "tool"}
     # apply_patch freeform input becomes {"input": <patch text>}.
@@ -246,7 +246,7 @@ def test_model_per_turn_and_injected_notices():
     assert injected == ["<user_shell_command>", "<skill>", "<turn_aborted>",
                         "<subagent_notification>"]
     assert assistants[1].reasoning == "raw thinking from an open-weight model"
-    assert assistants[1].stop_reason == "aborted"  # turn_aborted event
+    assert assistants[1].stop_reason == StopReason.ABORTED  # turn_aborted event
 
 
 def test_drop_injected_option():
@@ -272,8 +272,8 @@ def test_compaction_is_a_marker_and_history_is_not_replayed():
         ("system", "[context compacted]"), ("user", "thanks"),
     ]
     markers = [m for m in session.messages if m.kind == "compaction"]
-    assert len(markers) == 2 and markers[0].extras == {"tokens_before": 90500}
-    assert "tokens_before" not in markers[1].extras
+    assert len(markers) == 2 and markers[0].tokens_before == 90500
+    assert markers[1].tokens_before is None
     assert session.messages[4].usage is None  # all-zero usage after compaction is ignored
     view = pi_view(write_checked(session, "pi"))[0]
     kinds = [e["type"] for e in view["branch"]]
@@ -289,7 +289,7 @@ def test_rollback_drops_the_rolled_back_turns():
 
 def test_keep_rolled_back_option_marks_them():
     session, _ = read_case("rollback.jsonl", keep_rolled_back=True)
-    assert [m.text for m in session.messages if m.extras.get("rolled_back")] == [
+    assert [m.text for m in session.messages if m.rolled_back] == [
         "turn two (to be undone)", "", "", "answer two"]
     notice = session.messages[6]
     assert (notice.role, notice.kind) == ("system", "rollback")
@@ -435,7 +435,7 @@ def test_corpus_converts_validly_and_pi_agrees(name):
     sessions, problems = read_sessions(path, "codex")
     assert len(sessions) == 1
     session = sessions[0]
-    assert {p.code for p in problems} <= {"unknown-record", "duplicate-call-id"}
+    assert {p.code for p in problems} <= {"unknown-record", "duplicate-call-id", "orphan-result"}
     if "handmade" not in name:  # the fixture's ids are all "[trimmed for fixture]"
         no_duplicates(session)
     check_against_pi(session)
@@ -521,11 +521,12 @@ def test_corpus_long_compaction_facts():
 
 def test_corpus_handmade_fixture_facts():
     (session,), problems = read_sessions(corpus("codex", CORPUS_FILES[4]), "codex")
-    # Its ids are all "[trimmed for fixture]": repeated call ids are renamed, with a warning.
-    assert codes(problems) == ["duplicate-call-id", "duplicate-call-id"]
+    # Its ids are all "[trimmed for fixture]": repeated call ids are renamed, with a warning;
+    # the output written before any such call answers none.
+    assert codes(problems) == ["orphan-result", "duplicate-call-id", "duplicate-call-id"]
     trimmed = [c.id for m in session.messages for c in m.tool_calls if c.id.startswith("[trim")]
-    assert trimmed == ["[trimmed for fixture]", "[trimmed for fixture]#2",
-                       "[trimmed for fixture]#3"]
+    assert trimmed == ["[trimmed for fixture]", "[trimmed for fixture]~2",
+                       "[trimmed for fixture]~3"]
     assert session.id == "019fc8be-3658-7ca3-9e29-000000000000"
     assert session.name == "[trimmed for fixture]"  # thread_name_updated
     first_user = next(m for m in session.messages if m.role == "user")

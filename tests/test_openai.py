@@ -13,7 +13,7 @@ from sts.converters.openai import OpenAIConverter
 from sts.converters.registry import detect
 from sts.converters.sharegpt import ShareGPTConverter
 from sts.io import peek_file
-from sts.model import ImagePart, MediaPart, TextPart, ThinkingPart
+from sts.model import ImagePart, MediaPart, StopReason, TextPart, ThinkingPart
 from sts.problems import Problems
 from tests.support import (
     CASES,
@@ -143,7 +143,8 @@ def test_log_records_grouped_into_conversations():
     assert weather.messages[1].timestamp == 1740823200000  # the request time (ISO)
     assert weather.messages[0].timestamp is None  # no invented times
     assert first_answer.model == "gpt-4o-2024-08-06"
-    assert first_answer.api == "openai-completions" and first_answer.stop_reason == "tool_calls"
+    assert first_answer.api == "openai-completions"
+    assert first_answer.stop_reason == StopReason.TOOL_USE  # tool_calls
     usage = first_answer.usage
     assert (usage.input, usage.output, usage.cache_read, usage.total_tokens) == (30, 10, 20, 60)
     failed = by_id["fail-1"]

@@ -151,9 +151,9 @@ def test_compaction_keeps_everything_once_in_place() -> None:
     ]
     first, second = session.messages[4], session.messages[7]
     assert first.text == "Steps one and two are done."
-    assert first.extras == {"tokens_before": 4200, "first_kept_id": "u2"}
+    assert (first.tokens_before, first.first_kept_id) == (4200, "u2")
     # firstKeptEntryId names the root model_change: the first message after it is u1
-    assert second.extras == {"tokens_before": 5100, "first_kept_id": "u1"}
+    assert (second.tokens_before, second.first_kept_id) == (5100, "u1")
 
 
 def test_v1_compaction_index_counts_the_header() -> None:
@@ -161,7 +161,7 @@ def test_v1_compaction_index_counts_the_header() -> None:
     assert problems == []
     compaction = next(m for m in session.messages if m.kind == "compaction")
     # index 3 is the thinking_level_change; the first message at or after it is entry 4
-    assert compaction.extras == {"tokens_before": 900, "first_kept_id": "00000004"}
+    assert (compaction.tokens_before, compaction.first_kept_id) == (900, "00000004")
     assert next(m for m in session.messages if m.id == "00000004").text == "Now read b.txt."
     assert [m.id for m in session.messages] == [
         "00000001", "00000002", "00000004", "00000005", "00000006", "00000008", "00000009",
@@ -215,9 +215,8 @@ def test_bash_execution_is_pis_own_rendering() -> None:
 def test_v2_hook_message_is_a_custom_user_message() -> None:
     session, _ = case("v2-hook-message")
     hook = session.messages[1]
-    assert (hook.role, hook.kind, hook.text, hook.extras) == (
-        "user", "custom", "Reminder: deploys are frozen until Monday.",
-        {"custom_type": "deploy-guard"},
+    assert (hook.role, hook.kind, hook.text, hook.custom_type) == (
+        "user", "custom", "Reminder: deploys are frozen until Monday.", "deploy-guard",
     )
     assert session.source_version == "2"
 
@@ -227,14 +226,12 @@ def test_custom_message_with_image_keeps_text_and_image() -> None:
     assert problems == []
     user, custom, todo, _ = session.messages
     assert [type(p) for p in user.content][1] is ImagePart
-    assert custom.kind == "custom" and custom.extras == {"custom_type": "screenshot"}
+    assert custom.kind == "custom" and custom.custom_type == "screenshot" and not custom.extras
     assert custom.text == "Screenshot taken by the screen extension."
     image = custom.content[1]
     assert isinstance(image, ImagePart) and image.media_type == "image/png"
     assert custom.timestamp == 1769940002000  # the entry's ISO time
-    assert (todo.kind, todo.text, todo.extras) == (
-        "custom", "Open todos: none.", {"custom_type": "todo"}
-    )
+    assert (todo.kind, todo.text, todo.custom_type) == ("custom", "Open todos: none.", "todo")
     sts = sts_messages(write_checked(session, "sts"))
     assert sts[1]["content"] == (
         "Screenshot taken by the screen extension.\n\n[image: image/png, 70 B]"
@@ -286,10 +283,10 @@ def test_system_role_and_summary_roles() -> None:
     assert prompt.text == (
         "You are pi, a coding agent.\n\nread, bash, edit, write\n\nCurrent directory: /work/demo"
     )
-    assert (branch.kind, branch.text, branch.extras) == (
-        "branch_summary", "Tried a longer greeting first.", {"from_id": "zz"}
+    assert (branch.kind, branch.text, branch.from_id) == (
+        "branch_summary", "Tried a longer greeting first.", "zz"
     )
-    assert (compaction.kind, compaction.extras) == ("compaction", {"tokens_before": 12})
+    assert (compaction.kind, compaction.tokens_before) == ("compaction", 12)
 
 
 def test_session_name_latest_session_info_in_file_order_on_any_branch() -> None:
@@ -319,8 +316,8 @@ def test_sample_v3_details() -> None:
         ("assistant", None), ("tool", None), ("assistant", None),
     ]
     compaction = session.messages[6]
-    assert compaction.extras == {"tokens_before": 5518, "first_kept_id": "4d5e6f70"}
-    assert session.messages[5].extras == {"from_id": "708192a3"}
+    assert (compaction.tokens_before, compaction.first_kept_id) == (5518, "4d5e6f70")
+    assert session.messages[5].from_id == "708192a3"
     failed = session.messages[4]
     assert failed.is_error and failed.text.endswith("Command exited with code 1")
     first = session.messages[1]
@@ -406,7 +403,7 @@ def test_corpus_v1_before_compaction() -> None:
         "user": 55, "assistant": 471, "tool": 448, "system:compaction": 2, "user:bash": 3
     }
     compactions = [m for m in session.messages if m.kind == "compaction"]
-    assert [c.extras["tokens_before"] for c in compactions] == [175004, 185014]
+    assert [c.tokens_before for c in compactions] == [175004, 185014]
     assert session.metadata["branchedFrom"].endswith("d97339c6-6c10-4827-846b-9ff1d9c3dc37.jsonl")
     last = session.messages[-1]  # a `!find .` the user ran; the leaf is a thinking_level_change
     assert (last.kind, last.text.splitlines()[0]) == ("bash", "Ran `find .`")
@@ -456,8 +453,9 @@ def test_corpus_v3_real_capture_two_compactions() -> None:
         ("user", None), ("assistant", None), ("system", "compaction"),
     ]
     # both keep from the root model_change: the first message after it is the first user turn
-    assert session.messages[2].extras == {"tokens_before": 19, "first_kept_id": "30c6a75f"}
-    assert session.messages[5].extras["first_kept_id"] == "30c6a75f"
+    compaction = session.messages[2]
+    assert (compaction.tokens_before, compaction.first_kept_id) == (19, "30c6a75f")
+    assert session.messages[5].first_kept_id == "30c6a75f"
     assert session.messages[-2].text == "hello.py prints a fixture greeting."
     assert session.messages[1].provider == "pi-fixture"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from sts.converters.base import ReadContext
 from sts.converters.pi import PiConverter
 from sts.converters.sts import StsConverter
-from sts.model import Message, Session, TextPart
+from sts.model import Message, MessageKind, Session, TextPart
 from sts.problems import Problems
 from tests.pi_compare import expected, ours
 from tests.support import CASES, SAMPLES, corpus, lines, pi_view, write_checked
@@ -113,8 +114,10 @@ def test_pi_to_pi_keeps_the_active_branch(path: Path) -> None:
     assert len(after.messages) == len(before.messages)
     for a, b in zip(after.messages, before.messages, strict=True):
         same_message(a, b)
-    compactions = [m.extras for m in after.messages if m.kind == "compaction"]
-    assert compactions == [m.extras for m in before.messages if m.kind == "compaction"]
+    compactions = [(m.tokens_before, m.first_kept_id) for m in after.messages
+                   if m.kind == "compaction"]
+    assert compactions == [(m.tokens_before, m.first_kept_id) for m in before.messages
+                           if m.kind == "compaction"]
 
 
 def test_pi_to_pi_on_the_real_capture() -> None:
@@ -130,7 +133,7 @@ def test_system_messages_of_every_kind_survive_pi_write_and_read() -> None:
     messages (an extension's own customType, even one starting with "system", stays a user
     message); the real pi sees them where they were."""
     start = 1_767_225_600_000
-    kinds = [None, "system_prompt", "developer", "injected_context", "notice", "meta"]
+    kinds = [None, "system_prompt", "developer", "injected_context", "inter_agent", "meta"]
     messages = [
         Message("system", [TextPart(f"rule {n}")], kind=kind, id=f"s{n}", timestamp=start + n)
         for n, kind in enumerate(kinds)
@@ -138,8 +141,8 @@ def test_system_messages_of_every_kind_survive_pi_write_and_read() -> None:
     messages[2:2] = [Message("user", [TextPart("hi")], id="u1", timestamp=start + 10),
                      Message("assistant", [TextPart("hello")], id="a1", timestamp=start + 11)]
     messages += [
-        Message("user", [TextPart("from an extension")], kind="custom", id="c1",
-                extras={"custom_type": "systemd-watch"}),
+        Message("user", [TextPart("from an extension")], kind=MessageKind.CUSTOM, id="c1",
+                custom_type="systemd-watch"),
         Message("system", [TextPart("summary of earlier turns")], kind="compaction", id="k1"),
         Message("assistant", [TextPart("done")], id="a2"),
     ]
@@ -152,7 +155,7 @@ def test_system_messages_of_every_kind_survive_pi_write_and_read() -> None:
         (m.role, m.kind, m.text, m.id) for m in messages
     ]
     assert [m.timestamp for m in after.messages[:8]] == [m.timestamp for m in messages[:8]]
-    assert after.messages[8].extras == {"custom_type": "systemd-watch"}
+    assert after.messages[8].custom_type == "systemd-watch"
 
 
 def test_sts_output_of_the_v3_sample() -> None:
@@ -171,3 +174,17 @@ def test_sts_output_of_the_v3_sample() -> None:
     )
     assert "reasoningContent" not in edit  # encrypted reasoning has no readable text
     assert messages[-1]["message"]["reasoningContent"].startswith("The edit removed")
+
+
+def test_a_system_kind_the_model_does_not_know_round_trips() -> None:
+    """A ``custom_message`` stored as ``system:<kind>`` by a newer writer keeps its type."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z"}
+    entry = {"type": "custom_message", "id": "e1", "parentId": None,
+             "timestamp": "2026-01-01T00:00:01.000Z", "customType": "system:notice",
+             "content": "a notice", "display": True}
+    data = b"".join(json.dumps(x).encode() + b"\n" for x in (header, entry))
+    (session,) = read(data)
+    (message,) = session.messages
+    assert (message.role, message.kind, message.custom_type) == ("system", None, "system:notice")
+    entries = lines(write_checked(session, "pi"))
+    assert entries[-1]["customType"] == "system:notice"

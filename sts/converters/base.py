@@ -1,20 +1,23 @@
-"""What every source converter is: a name, a default harness id, a sniff and a read."""
+"""What every source converter is: a name, a default harness id, a priority, its options, a
+sniff and a read."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
 import orjson
 
+from sts.building.context import Options, ReadContext
 from sts.lines import loads_repaired
 from sts.model import Session
-from sts.problems import Problems
+
+__all__ = ["Converter", "HeadObjects", "Options", "Peek", "ReadContext", "gc_paused"]
 
 #: How many head lines sniffing parses at most.
 MAX_RECORDS = 50
@@ -120,35 +123,31 @@ class HeadObjects(Sequence[dict[str, Any]]):
         return bool(self._parsed)
 
 
-@dataclass
-class ReadContext:
-    """What a converter gets besides the stream.
-
-    `path` is the input file (None for stdin): converters that look for companion files, such as
-    Claude Code sub-agents, use it. `options` holds the user's source options by name
-    (``all_branches``, ``subagents``, ...); a converter reads those it knows.
-    """
-
-    problems: Problems
-    path: Path | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-
-
 class Converter:
     """Base class of a source format adapter.
 
     Subclasses set `name` (the format name users type after ``--from``), `harness` (the default
     harness id, as the Hub's registry spells it) and `description`, and implement `sniff` and
-    `read`.
+    `read`. `priority` says how specific the format is: when two converters are equally sure
+    they can read an input, the higher priority wins (a generic chat-log reader stays at 0, a
+    harness's own transcript format takes 10). A converter with options of its own names a frozen
+    dataclass subclass of `Options` as its ``Options``; `options` gives the instance for a read.
     """
 
     name: ClassVar[str] = ""
     harness: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    priority: ClassVar[int] = 0
+    Options: ClassVar[type[Options]] = Options
 
     def sniff(self, peek: Peek) -> float:
-        """How sure (0 to 1) this converter is that it can read the input. Must not do I/O."""
+        """How sure (0 to 1) this converter is that it can read the input: a statement about
+        this format alone, never about another. Must not do I/O."""
         return 0.0
+
+    def options(self, context: ReadContext) -> Any:
+        """This converter's typed options for one read (``context.options`` may be a mapping)."""
+        return self.Options.of(context.options)
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         """Yield the sessions in `stream`, reporting problems to `context.problems`."""

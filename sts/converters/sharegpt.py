@@ -23,6 +23,7 @@ class ShareGPTConverter(Converter):
     harness = "sharegpt"
     description = ('ShareGPT conversations: {"conversations": [{"from", "value"}]}, JSON or '
                    'JSONL; Hermes Agent trajectories (harness hermes-agent)')
+    priority = 5
 
     def sniff(self, peek: Peek) -> float:
         document = peek.document

@@ -11,16 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from sts.building import SessionBuilder
+from sts.building.coerce import text_or_none
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.chat.messages import ChatBuilder
+from sts.formats.sts import MESSAGE_FIELDS
 from sts.lines import iter_records
 from sts.model import ROLES, Message, Session, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
-MESSAGE_FIELDS = frozenset(
-    ("role", "content", "reasoningContent", "toolCalls", "toolCallId", "timestamp", "model")
-)
 HEADER_FIELDS = frozenset(
     ("type", "harness", "id", "name", "source", "sourceVersion", "cwd", "git", "startedAt",
      "toolErrors")
@@ -33,6 +32,7 @@ class StsConverter(Converter):
     name = "sts"
     harness = "unknown"
     description = "STS-Format (Session Trace Simple Format), the Hub's simple trace format"
+    priority = 10
 
     def sniff(self, peek: Peek) -> float:
         objects = peek.objects
@@ -50,16 +50,15 @@ class StsConverter(Converter):
 
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         problems = context.problems
-        session: Session | None = None
+        builder: SessionBuilder | None = None
         unknown_fields: set[str] = set()
         for lineno, record in iter_records(stream, problems):
             kind = record.get("type")
-            if session is None:
+            if builder is None:
                 if kind != "session":
                     problems.error(lineno, "no-header", "line before the STS header skipped")
                     continue
-                session = session_from_header(record, lineno, problems)
-                calls = ChatBuilder(session, problems)
+                builder = builder_from_header(record, lineno, context)
                 continue
             if kind == "session":
                 problems.error(lineno, "second-header", "a second header in one STS file skipped")
@@ -67,13 +66,14 @@ class StsConverter(Converter):
             if kind != "message" or type(record.get("message")) is not dict:
                 problems.error(lineno, "unknown-record", f"not an STS message line (type {kind!r})")
                 continue
-            message = message_from_sts(record["message"], lineno, problems, calls)
+            message = message_from_sts(record["message"], lineno, problems, builder)
             if message is not None:
                 unknown_fields.update(record["message"].keys() - MESSAGE_FIELDS)
-                session.messages.append(message)
-        if session is None:
+                builder.add(message)
+        if builder is None:
             problems.error(None, "no-header", "no STS header found: nothing to convert")
             return
+        session = builder.finish()
         if unknown_fields:
             problems.warning(
                 None, "unknown-fields",
@@ -88,29 +88,31 @@ class StsConverter(Converter):
         yield session
 
 
-def session_from_header(header: dict[str, Any], lineno: int, problems: Problems) -> Session:
-    """A Session from an STS header line."""
+def builder_from_header(
+    header: dict[str, Any], lineno: int, context: ReadContext
+) -> SessionBuilder:
+    """The builder of the session an STS header line starts."""
+    builder = SessionBuilder(context, text_or_none(header.get("source")),  # type: ignore[arg-type]
+                             text_or_none(header.get("harness")))
     session_id = header.get("id")
     if type(session_id) is not str or not session_id:
-        problems.error(lineno, "bad-header", "header has no string id; using the file name")
-        session_id = problems.file.rsplit("/", 1)[-1].removesuffix(".jsonl") or "session"
-    harness = header.get("harness")
-    name = header.get("name")
-    return Session(
-        id=session_id,
-        name=name if type(name) is str and name else None,
-        harness=harness if type(harness) is str and harness else None,
-        source_format=_str(header.get("source")),
-        source_version=_str(header.get("sourceVersion")),
-        cwd=_str(header.get("cwd")),
-        git=header.get("git") if type(header.get("git")) is dict else None,
-        started_at=to_ms(header.get("startedAt")),
-        metadata={k: v for k, v in header.items() if k not in HEADER_FIELDS or k == "toolErrors"},
-    )
+        builder.problems.error(lineno, "bad-header", "header has no string id; using the file name")
+    else:
+        builder.offer_id(session_id)
+    builder.title(header.get("name"))
+    session = builder.session
+    session.source_version = text_or_none(header.get("sourceVersion"))
+    session.cwd = text_or_none(header.get("cwd"))
+    session.git = header.get("git") if type(header.get("git")) is dict else None
+    session.started_at = to_ms(header.get("startedAt"))
+    session.metadata = {
+        k: v for k, v in header.items() if k not in HEADER_FIELDS or k == "toolErrors"
+    }
+    return builder
 
 
 def message_from_sts(
-    data: dict[str, Any], lineno: int, problems: Problems, calls: ChatBuilder
+    data: dict[str, Any], lineno: int, problems: Problems, calls: SessionBuilder
 ) -> Message | None:
     """A Message from an STS ``message`` object; None (reported) when it cannot be one.
 
@@ -132,7 +134,7 @@ def message_from_sts(
         message.tool_calls = _tool_calls(tool_calls, lineno, problems, calls)
     call_id = data.get("toolCallId")
     if call_id is not None:
-        message.tool_call_id = calls.result_id(call_id, None, lineno) or str(call_id)
+        message.tool_call_id = calls.answer(call_id, None, lineno) or str(call_id)
     if "timestamp" in data:
         message.timestamp = to_ms(data["timestamp"])
         if message.timestamp is None:
@@ -143,7 +145,7 @@ def message_from_sts(
     return message
 
 
-def _tool_calls(calls: Any, lineno: int, problems: Problems, ids: ChatBuilder
+def _tool_calls(calls: Any, lineno: int, problems: Problems, ids: SessionBuilder
                 ) -> list[ToolCall]:
     if type(calls) is not list:
         problems.error(lineno, "bad-tool-calls", "toolCalls is not a list: calls skipped")
@@ -169,6 +171,3 @@ def _coerce_content(content: Any, lineno: int, problems: Problems) -> str:
     problems.warning(lineno, "content-not-string", "content was not a string: converted")
     return str(content)
 
-
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None

@@ -75,17 +75,12 @@ def human_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
-def base64_size(data: str) -> int:
-    """Decoded size in bytes of a base64 string."""
-    return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
-
-
 def placeholder(part: ImagePart | MediaPart) -> str:
     """A short text stand-in for media a target cannot hold, e.g. ``[image: image/png, 34 KB]``."""
     if type(part) is ImagePart:
         details = [part.media_type or "image"]
         if part.data:
-            details.append(human_size(base64_size(part.data)))
+            details.append(human_size(part.size or 0))
         elif part.url:
             details.append(part.url if not part.url.startswith("data:") else "inline")
         return f"[image: {', '.join(details)}]"

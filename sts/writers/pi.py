@@ -23,7 +23,18 @@ from __future__ import annotations
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_object
-from sts.model import ImagePart, MediaPart, Message, Session, TextPart, ThinkingPart, Usage
+from sts.formats.pi import STOP_WORDS, system_custom_type
+from sts.model import (
+    ImagePart,
+    MediaPart,
+    Message,
+    MessageKind,
+    Session,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    Usage,
+)
 from sts.writers.common import (
     dump_line,
     each_message,
@@ -35,19 +46,6 @@ from sts.writers.common import (
 
 DEFAULT_HARNESS = "pi"
 UNKNOWN = "unknown"
-PI_STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted"))
-STOP_REASON_ALIASES = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "tool_use": "toolUse",
-    "tool_calls": "toolUse",
-    "function_call": "toolUse",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "cancelled": "aborted",
-    "interrupted": "aborted",
-}
 
 
 def write_pi(
@@ -126,9 +124,9 @@ class PiEntries:
         if role == "tool":
             return self.entry("message", message, {"message": self.tool_result(message)})
         if role == "user":
-            if message.kind == "custom":
+            if message.kind == MessageKind.CUSTOM:
                 return self.entry("custom_message", message, {
-                    "customType": message.extras.get("custom_type", "custom"),
+                    "customType": message.custom_type or "custom",
                     "content": user_blocks(message),
                     "display": True,
                 })
@@ -184,18 +182,18 @@ class PiEntries:
 
     def system_entry(self, message: Message) -> dict[str, Any]:
         text = message.text
-        if message.kind == "compaction":
-            first_kept = message.extras.get("first_kept_id")
+        if message.kind == MessageKind.COMPACTION:
+            first_kept = message.first_kept_id
             entry = self.entry("compaction", message, {"summary": text})
             entry["firstKeptEntryId"] = (
                 first_kept if first_kept in self.used_ids else entry["id"]
             )
-            entry["tokensBefore"] = message.extras.get("tokens_before", 0)
+            entry["tokensBefore"] = message.tokens_before or 0
             return entry
-        if message.kind == "branch_summary":
-            from_id = message.extras.get("from_id", "root")
+        if message.kind == MessageKind.BRANCH_SUMMARY:
+            from_id = message.from_id or "root"
             return self.entry("branch_summary", message, {"fromId": from_id, "summary": text})
-        custom_type = "system" if message.kind in (None, "system") else f"system:{message.kind}"
+        custom_type = message.custom_type or system_custom_type(message.kind)
         return self.entry(
             "custom_message",
             message,
@@ -258,10 +256,8 @@ def pi_usage(usage: Usage | None) -> dict[str, Any]:
 
 
 def pi_stop_reason(message: Message) -> str:
-    """The source's stop reason in pi's words, else derived from the message."""
+    """The message's stop reason in pi's words, else derived from the message."""
     reason = message.stop_reason
-    if reason in PI_STOP_REASONS:
-        return reason
-    if reason in STOP_REASON_ALIASES:
-        return STOP_REASON_ALIASES[reason]
-    return "toolUse" if message.tool_calls else "stop"
+    if reason is not None:
+        return STOP_WORDS[reason]
+    return STOP_WORDS[StopReason.TOOL_USE if message.tool_calls else StopReason.STOP]

@@ -1,21 +1,14 @@
-"""OpenAI-style chat messages → model messages, with tool-call bookkeeping per session.
+"""OpenAI-style chat messages → model messages, through the session builder.
 
-`ChatBuilder` holds one session's messages and the tool-call ids seen so far, so that results
-are linked by id, never by position:
-
-- a result's ``tool_call_id`` is looked up among the calls made so far; a call id used a second
-  time in one session (some datasets write ``"call_id"`` for every call) gets a ``~2`` suffix and
-  later results with that id answer the newest such call (warning ``duplicate-call-id``);
-- calls without an id (legacy ``function_call``, ShareGPT, Hermes text) get a stable id derived
-  from their position (``call_<message>_<n>``) and wait in `pending`; the result that follows
-  takes the oldest waiting call of the same name, else the oldest waiting call;
-- a result that answers nothing is kept as a tool message and reported (``orphan-result``).
+`ChatBuilder` is a `sts.building.SessionBuilder` (tool-call ids, results paired in order,
+positional ids for id-less calls, orphans: see `sts.building.calls`) that also maps chat
+messages.
 
 `add_openai_message` maps one Chat Completions message: roles system, developer (a system
 message of kind ``developer``), user, assistant, tool and legacy function (a tool result);
 content as a string, null, missing or parts; reasoning from ``reasoning_content``,
 ``reasoning``, ``reasoning_details`` or a leading ``<think>`` block, each text kept once;
-``refusal`` text kept as text (``extras["refusal"]``); ``tool_calls`` (function and custom
+``refusal`` text kept as text (`Message.refusal`); ``tool_calls`` (function and custom
 kinds, parallel calls on one message) and legacy ``function_call``.
 """
 
@@ -23,10 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sts.arguments import parse_arguments
+from sts.building import ReadContext, SessionBuilder
+from sts.building.content import openai_parts
+from sts.building.vocabulary import stop_reason
 from sts.converters.chat.hermes import split_think
-from sts.converters.chat.parts import content_parts
-from sts.model import Message, Part, Session, TextPart, ThinkingPart, ToolCall
+from sts.model import Message, MessageKind, Part, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
@@ -42,84 +36,23 @@ TIME_KEYS = ("timestamp", "created_at", "created")
 META_ROLE = "session_meta"
 
 
-class ChatBuilder:
-    """Builds the messages of one session and links tool results to their calls by id."""
+class ChatBuilder(SessionBuilder):
+    """A `SessionBuilder` that also reads OpenAI-style chat messages; `model` is the model of
+    the assistant messages that do not name one."""
 
-    def __init__(self, session: Session, problems: Problems, model: str | None = None) -> None:
-        self.session = session
-        self.problems = problems
+    def __init__(
+        self,
+        context: ReadContext,
+        source_format: str,
+        harness: str,
+        *,
+        key: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        super().__init__(context, source_format, harness, key=key)
         self.model = model
-        self.ids: dict[str, str] = {}  # source call id -> id written (renamed when reused)
-        self.names: dict[str, str] = {}  # id written -> tool name
-        self.answered: set[str] = set()
-        self.pending: list[ToolCall] = []  # calls without a source id, waiting for a result
-
-    # -- tool calls ------------------------------------------------------------------------
-    def call(self, source_id: Any, name: Any, arguments: Any, line: int | None) -> ToolCall:
-        """A ToolCall with its id registered; `source_id` None makes a positional id."""
-        name = name if type(name) is str else ""
-        positional = source_id is None or source_id == ""
-        if positional:
-            call_id = self.unique(f"call_{len(self.session.messages)}_{len(self.pending)}")
-        else:
-            source_id = str(source_id)
-            call_id = source_id
-            if source_id in self.ids or source_id in self.names:
-                call_id = self.unique(source_id)
-                self.problems.warning(
-                    line, "duplicate-call-id", f"call id {source_id!r} reused: renamed {call_id!r}"
-                )
-            self.ids[source_id] = call_id
-        self.names[call_id] = name
-        args, raw = parse_arguments(arguments)
-        call = ToolCall(call_id, name, args, raw)
-        if positional:
-            self.ids.setdefault(call_id, call_id)
-            self.pending.append(call)
-        return call
-
-    def unique(self, wanted: str) -> str:
-        """`wanted`, or `wanted~2`, `wanted~3`, ... when it is taken."""
-        if wanted not in self.names:
-            return wanted
-        n = 2
-        while f"{wanted}~{n}" in self.names:
-            n += 1
-        return f"{wanted}~{n}"
-
-    def result_id(self, source_id: Any, name: Any, line: int | None) -> str | None:
-        """The id a tool result answers: its own id resolved, else the waiting positional call."""
-        if source_id is not None and source_id != "":
-            source_id = str(source_id)
-            call_id = self.ids.get(source_id)
-            if call_id is not None:
-                self.answered.add(call_id)
-                self.pending = [c for c in self.pending if c.id != call_id]
-                return call_id
-        call = self.take_pending(name)
-        if call is not None:
-            return call.id
-        if source_id:
-            self.problems.warning(line, "orphan-result", f"result answers no call {source_id!r}")
-            return str(source_id)
-        self.problems.warning(line, "orphan-result", "tool result without a call to answer")
-        return None
-
-    def take_pending(self, name: Any) -> ToolCall | None:
-        """The oldest waiting positional call named `name`, else the oldest one."""
-        if not self.pending:
-            return None
-        chosen = next((c for c in self.pending if c.name == name), self.pending[0])
-        self.pending.remove(chosen)
-        self.answered.add(chosen.id)
-        return chosen
 
     # -- messages --------------------------------------------------------------------------
-    def add(self, message: Message) -> Message:
-        """Append `message` to the session."""
-        self.session.messages.append(message)
-        return message
-
     def add_openai_message(self, data: Any, line: int | None) -> Message | None:
         """Map one Chat Completions message and append it; None (reported) when it is not one."""
         if type(data) is not dict:
@@ -132,18 +65,18 @@ class ChatBuilder:
         if role is None:
             self.problems.error(line, "unknown-role", f"unknown role {source_role!r}: skipped")
             return None
-        content = content_parts(data.get("content"), line, self.problems)
+        content = openai_parts(data.get("content"), line, self.problems)
         message = Message(role=role, content=content)
         if source_role == "developer":
-            message.kind = "developer"
+            message.kind = MessageKind.DEVELOPER
         self.common_fields(message, data)
         if role == "assistant":
             self.assistant_fields(message, data, line)
         elif role == "tool":
             name = data.get("name") if type(data.get("name")) is str else data.get("tool_name")
-            message.tool_call_id = self.result_id(data.get("tool_call_id"), name, line)
-            message.tool_name = name if type(name) is str and name else self.names.get(
-                message.tool_call_id or ""
+            message.tool_call_id = self.answer(data.get("tool_call_id"), name, line)
+            message.tool_name = name if type(name) is str and name else self.tool_name(
+                message.tool_call_id
             )
         elif type(data.get("name")) is str:
             message.extras["name"] = data["name"]
@@ -165,7 +98,7 @@ class ChatBuilder:
         add_reasoning_fields(message, data)
         refusal = data.get("refusal")
         if type(refusal) is str and refusal:
-            message.extras["refusal"] = True
+            message.refusal = True
             if refusal not in (p.text for p in message.content if type(p) is TextPart):
                 message.content.append(TextPart(refusal))
         calls = data.get("tool_calls")
@@ -183,8 +116,8 @@ class ChatBuilder:
             )
         model = data.get("model")
         message.model = model if type(model) is str and model else self.model
-        reason = data.get("finish_reason")
-        if type(reason) is str and reason:
+        reason = stop_reason(data.get("finish_reason"))
+        if reason is not None:
             message.stop_reason = reason
 
     def openai_tool_call(self, item: Any, line: int | None) -> ToolCall | None:

@@ -28,6 +28,9 @@ from typing import Any
 
 import orjson
 
+from sts.building import ReadContext
+from sts.building.coerce import text_or_none
+from sts.building.content import json_text
 from sts.converters.chat.containers import Entry
 from sts.converters.chat.hermes import (
     CALL_CLOSE,
@@ -40,9 +43,7 @@ from sts.converters.chat.hermes import (
 from sts.converters.chat.kinds import ASSISTANT, CALL, FROM_ROLES, SYSTEM, USER
 from sts.converters.chat.media import attach_side_media
 from sts.converters.chat.messages import ChatBuilder, side_fields, split_leading_think
-from sts.converters.chat.parts import json_text
-from sts.model import Message, Session, TextPart, ToolCall
-from sts.problems import Problems
+from sts.model import Message, MessageKind, Session, TextPart, ToolCall
 
 USED_FIELDS = frozenset(
     ("conversations", "system", "tools", "id", "model", "images", "videos", "audios")
@@ -53,24 +54,21 @@ HERMES_TRAJECTORY_KEYS = ("model", "timestamp", "completed")
 
 
 def sharegpt_session(
-    record: dict[str, Any], entry: Entry | None, base: str, problems: Problems
+    record: dict[str, Any], entry: Entry | None, context: ReadContext
 ) -> Session:
     """A session from one ShareGPT record."""
     key = entry.key if entry is not None and entry.key else None
     line = entry.line if entry is not None else None
-    record_id = record.get("id")
-    if (type(record_id) is str and record_id) or type(record_id) is int:
-        session_id = str(record_id)
-    else:
-        session_id = f"{base}-{key}" if key else base
     hermes = all(k in record for k in HERMES_TRAJECTORY_KEYS)
-    session = Session(id=session_id, source_format="sharegpt",
-                      harness=HERMES_HARNESS if hermes else "sharegpt", key=key)
-    model = record.get("model")
-    builder = ChatBuilder(session, problems, model if type(model) is str and model else None)
+    builder = ChatBuilder(context, "sharegpt", HERMES_HARNESS if hermes else "sharegpt", key=key,
+                          model=text_or_none(record.get("model")))
+    builder.offer_id(record.get("id"))
+    session = builder.session
+    problems = builder.problems
     system = record.get("system")
     if type(system) is str and system:
-        builder.add(Message(role="system", content=[TextPart(system)], kind="system_prompt"))
+        builder.add(Message(role="system", content=[TextPart(system)],
+                            kind=MessageKind.SYSTEM_PROMPT))
     for turn in record["conversations"]:
         add_turn(builder, turn, line)
     tools = record.get("tools")
@@ -78,7 +76,7 @@ def sharegpt_session(
         session.metadata["tools"] = parse_json_text(tools)
     session.metadata.update(side_fields(record, USED_FIELDS))
     attach_side_media(session, record, problems, line)
-    return session
+    return builder.finish()
 
 
 def parse_json_text(value: Any) -> Any:
@@ -177,8 +175,4 @@ def add_results(builder: ChatBuilder, text: str, line: int | None) -> None:
 def add_result(
     builder: ChatBuilder, source_id: Any, name: Any, text: str, line: int | None
 ) -> None:
-    message = Message(role="tool", content=[TextPart(text)] if text else [])
-    message.tool_call_id = builder.result_id(source_id, name, line)
-    own_name = name if type(name) is str and name else None
-    message.tool_name = own_name or builder.names.get(message.tool_call_id or "")
-    builder.add(message)
+    builder.result(source_id, [TextPart(text)] if text else [], name=name, line=line)

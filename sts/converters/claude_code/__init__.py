@@ -63,6 +63,7 @@ class ClaudeCodeConverter(Converter):
     name = FORMAT
     harness = HARNESS
     description = "Claude Code session transcripts (~/.claude/projects/*/*.jsonl)"
+    priority = 10
 
     def sniff(self, peek: Peek) -> float:
         objects = peek.objects
@@ -86,7 +87,7 @@ class ClaudeCodeConverter(Converter):
         from sts.converters.claude_code.records import read_transcript
         from sts.converters.claude_code.session import build_main
 
-        subagents = bool(context.options.get("subagents", True))
+        subagents = self.options(context).subagents
         with gc_paused():
             transcript = read_transcript(stream, context.problems)
             session = build_main(transcript, context.problems, context.path, subagents)

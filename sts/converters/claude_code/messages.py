@@ -17,10 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from sts.arguments import parse_arguments
+from sts.building.vocabulary import stop_reason
 from sts.converters.claude_code.harness_text import classify
 from sts.converters.claude_code.records import AGENT_TAIL, Entry, Queued
 from sts.converters.claude_code.thread import is_synthetic
-from sts.model import ImagePart, MediaPart, Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from sts.model import (
+    ImagePart,
+    MediaPart,
+    Message,
+    MessageKind,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    Usage,
+)
 from sts.problems import Problems
 from sts.spill import StoredText
 from sts.timestamps import to_ms
@@ -62,7 +73,7 @@ class Builder:
             entry.record = RELEASED  # converted: free the line as the messages grow
         for item in queued:
             if item.text.strip() not in typed:
-                message = Message("user", [TextPart(item.text)], kind="queued",
+                message = Message("user", [TextPart(item.text)], kind=MessageKind.QUEUED,
                                   timestamp=to_ms(item.timestamp))
                 self.items.append((item.index, message))
         self.items.sort(key=_first)
@@ -100,7 +111,7 @@ class Builder:
         self.add_blocks(entry, message, body.get("content"))
         reason = body.get("stop_reason")
         if type(reason) is str:
-            message.stop_reason = reason
+            message.stop_reason = stop_reason(reason)
         usage = body.get("usage")
         if type(usage) is dict:
             message.usage = merge_usage(message.usage, usage)
@@ -146,9 +157,10 @@ class Builder:
     def synthetic(self, entry: Entry, body: dict[str, Any]) -> None:
         text = "\n\n".join(p.text for p in _text_parts(body.get("content")))
         if entry.record.get("isApiErrorMessage") is True:
-            message = Message("system", [TextPart(text)], kind="api_error", error_message=text)
+            message = Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
+                              error_message=text)
         else:
-            message = Message("system", [TextPart(text)], kind="synthetic")
+            message = Message("system", [TextPart(text)], kind=MessageKind.SYNTHETIC)
         self.add(entry, message)
 
     # user ----------------------------------------------------------------------------------
@@ -188,10 +200,10 @@ class Builder:
             message = Message(role, [TextPart(text), *parts[1:]], kind=kind)  # type: ignore[arg-type]
         elif entry.record.get("isMeta") is True:
             previous = self.items[-1][1] if self.items else None
-            if previous is not None and previous.kind == "command":
-                message = Message("user", parts, kind="command_prompt")
+            if previous is not None and previous.kind == MessageKind.COMMAND:
+                message = Message("user", parts, kind=MessageKind.COMMAND_PROMPT)
             else:
-                message = Message("system", parts, kind="meta")
+                message = Message("system", parts, kind=MessageKind.META)
         else:
             message = Message("user", parts)
         self.add(entry, message)
@@ -249,9 +261,9 @@ class Builder:
         if text in self.summaries:
             return
         self.summaries.add(text)
-        message = Message("system", [TextPart(text)], kind="compaction")
+        message = Message("system", [TextPart(text)], kind=MessageKind.COMPACTION)
         if self.tokens_before is not None:
-            message.extras["tokens_before"] = self.tokens_before
+            message.tokens_before = self.tokens_before
         self.add(entry, message)
 
     # system and attachment lines -----------------------------------------------------------
@@ -266,10 +278,10 @@ class Builder:
             self.tokens_before = tokens if type(tokens) is int else None
         elif subtype == "local_command" and type(content) is str:
             found = classify(content)
-            role, kind, text = found or ("system", "command_output", content)
+            role, kind, text = found or ("system", MessageKind.COMMAND_OUTPUT, content)
             self.add(entry, Message(role, [TextPart(text)], kind=kind))  # type: ignore[arg-type]
         elif subtype in ("api_error", "error") and type(content) is str:
-            self.add(entry, Message("system", [TextPart(content)], kind="api_error",
+            self.add(entry, Message("system", [TextPart(content)], kind=MessageKind.API_ERROR,
                                     error_message=content))
 
     def attachment(self, entry: Entry) -> None:
@@ -281,9 +293,9 @@ class Builder:
         if not parts:
             return
         if attachment.get("commandMode") == "task-notification":
-            self.add(entry, Message("system", parts, kind="task_notification"))
+            self.add(entry, Message("system", parts, kind=MessageKind.TASK_NOTIFICATION))
         else:
-            self.add(entry, Message("user", parts, kind="queued"))
+            self.add(entry, Message("user", parts, kind=MessageKind.QUEUED))
 
 
 def typed_texts(entries: list[Entry]) -> set[str]:

@@ -40,14 +40,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from sts.arguments import parse_arguments
+from sts.building import SessionBuilder, TitleRank
+from sts.building.coerce import positive_int, text_or_none
+from sts.building.content import openai_parts, texts_of
 from sts.converters.base import ReadContext
+from sts.converters.codex import CodexConverter
 from sts.converters.codex import parts as P
 from sts.converters.codex.context import is_injected
-from sts.model import ImagePart, Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from sts.model import (
+    ImagePart,
+    Message,
+    MessageKind,
+    Part,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    Usage,
+)
 from sts.timestamps import to_ms
 
-NAME_LENGTH = 80
 COMPACTION_PLACEHOLDER = "[context compacted]"
 
 # Records and item / event types we know and deliberately leave out: silent.
@@ -75,19 +86,19 @@ SILENT_EVENTS = frozenset(
 )
 
 
-class SessionBuilder:
-    """Accumulates the messages and facts of one rollout; `finish` yields the parts."""
+class Rollout:
+    """Accumulates the messages and facts of one rollout through a `SessionBuilder`."""
 
     def __init__(self, context: ReadContext) -> None:
+        self.builder = SessionBuilder(context, "codex", "codex", title_from_prompt=True)
         self.problems = context.problems
-        options = context.options
-        self.drop_injected = bool(options.get("drop_injected"))
-        self.keep_rolled_back = bool(options.get("keep_rolled_back"))
-        self.messages: list[Message] = []
+        options = CodexConverter.Options.of(context.options)
+        self.drop_injected = options.drop_injected
+        self.keep_rolled_back = options.keep_rolled_back
+        self.messages = self.builder.messages
         self.model: str | None = None
         self.provider: str | None = None
         self.api: str | None = None
-        self.title: str | None = None
         self.cwd: str | None = None
         self.thinking: list[ThinkingPart] = []
         self.current: Message | None = None  # open assistant message of this request
@@ -95,14 +106,11 @@ class SessionBuilder:
         self.turn_assistant: Message | None = None  # last assistant message of this turn
         self.last_total: Any = None
         self.context_tokens: int | None = None
-        self.call_names: dict[str, str] = {}
-        self.results: dict[str, Message] = {}
-        self.renamed: dict[str, str] = {}
+        self.results: dict[str | None, Message] = {}
         self.statuses: dict[str, bool] = {}
         self.user_starts: list[int] = []
         self.search_id: str | None = None
         self.search_count = 0
-        self.call_count = 0
         self.unknown: dict[str, list[int]] = {}
 
     # -- settings -------------------------------------------------------------------------
@@ -134,7 +142,7 @@ class SessionBuilder:
 
     # -- response items -------------------------------------------------------------------
 
-    def item(self, payload: dict[str, Any], ts: int | None, lineno: int) -> None:
+    def item(self, payload: dict[str, Any], ts: int | None, lineno: int | None) -> None:
         """One model-visible item (``response_item`` payload or a bare legacy/TS item)."""
         kind = payload.get("type")
         search_id, self.search_id = self.search_id, None
@@ -143,41 +151,42 @@ class SessionBuilder:
         if kind == "message":
             role = payload.get("role")
             if role == "assistant":
-                self._assistant_message(payload, ts)
+                self._assistant_message(payload, ts, lineno)
             elif role == "user":
-                self._user_message(payload, ts)
+                self._user_message(payload, ts, lineno)
             elif role == "developer" or role == "system":
-                self._system(P.content_parts(payload.get("content")), ts, role, payload)
+                content = openai_parts(payload.get("content"), lineno, self.problems)
+                self._system(content, ts, role, payload)
             else:
                 self.report_unknown(lineno, f"message role {role!r}")
         elif kind == "reasoning":
             self._reasoning(payload)
         elif kind == "function_call":
-            arguments, raw = parse_arguments(payload.get("arguments"))
-            self._call(payload, ts, payload.get("name"), arguments, raw)
+            self._call(payload, ts, payload.get("name"), payload.get("arguments"), lineno)
         elif kind == "custom_tool_call":
-            self._call(payload, ts, payload.get("name"), {"input": payload.get("input")}, None)
+            self._call(payload, ts, payload.get("name"), {"input": payload.get("input")}, lineno)
         elif kind == "local_shell_call":
-            self._call(payload, ts, "local_shell", payload.get("action"), None)
+            self._call(payload, ts, "local_shell", payload.get("action"), lineno)
         elif kind == "web_search_call":
             self.search_count += 1
-            call_id = search_id or _str(payload.get("id")) or f"web_search_{self.search_count}"
-            self._call(payload, ts, "web_search", payload.get("action"), None, call_id)
+            call_id = (search_id or text_or_none(payload.get("id"))
+                       or f"web_search_{self.search_count}")
+            self._call(payload, ts, "web_search", payload.get("action"), lineno, call_id)
         elif kind == "tool_search_call":
-            arguments, raw = parse_arguments(payload.get("arguments"))
-            self._call(payload, ts, "tool_search", arguments, raw)
+            self._call(payload, ts, "tool_search", payload.get("arguments"), lineno)
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            content, failed = P.tool_output(payload.get("output"))
-            self._result(payload, ts, content, failed)
+            content, failed = P.tool_output(payload.get("output"), lineno, self.problems)
+            self._result(payload, ts, content, failed, lineno)
         elif kind == "tool_search_output":
             tools = payload.get("tools")
             names = [t.get("name") for t in tools if type(t) is dict] if type(tools) is list else []
             text = "tools: " + ", ".join(str(n) for n in names)
-            self._result(payload, ts, [TextPart(text)], payload.get("status") == "failed")
+            self._result(payload, ts, [TextPart(text)], payload.get("status") == "failed",
+                         lineno)
         elif kind == "image_generation_call":
             self._image_generation(payload, ts)
         elif kind == "agent_message":
-            self._inter_agent(payload, ts)
+            self._inter_agent(payload, ts, lineno)
         elif type(kind) is str and kind in SILENT_ITEMS:
             return
         else:
@@ -187,7 +196,7 @@ class SessionBuilder:
         message = self.current
         if message is None or (text and message.tool_calls):
             message = Message(
-                "assistant", timestamp=ts, id=_str(payload.get("id")), model=self.model,
+                "assistant", timestamp=ts, id=text_or_none(payload.get("id")), model=self.model,
                 provider=self.provider, api=self.api,
             )
             self._append(message)
@@ -197,8 +206,10 @@ class SessionBuilder:
             self.thinking = []
         return message
 
-    def _assistant_message(self, payload: dict[str, Any], ts: int | None) -> None:
-        content = P.content_parts(payload.get("content"))
+    def _assistant_message(
+        self, payload: dict[str, Any], ts: int | None, line: int | None
+    ) -> None:
+        content = openai_parts(payload.get("content"), line, self.problems)
         message = self._open_assistant(ts, payload, True)
         message.content.extend(content)
         phase = payload.get("phase")
@@ -207,10 +218,10 @@ class SessionBuilder:
 
     def _reasoning(self, payload: dict[str, Any]) -> None:
         summary = payload.get("summary")
-        text = P.text_of(summary) if type(summary) is list else ""
+        text = texts_of(summary)
         if not text:
             raw = payload.get("content")
-            text = P.text_of(raw) if type(raw) is list else ""
+            text = texts_of(raw)
         if text:
             if self.current is not None and self.current.tool_calls:
                 self.current = None  # reasoning after tool calls opens the next message
@@ -218,51 +229,36 @@ class SessionBuilder:
 
     def _call(
         self, payload: dict[str, Any], ts: int | None, name: Any, arguments: Any,
-        raw: str | None, call_id: str | None = None,
+        line: int | None, call_id: str | None = None,
     ) -> None:
-        call_id = call_id or _str(payload.get("call_id")) or _str(payload.get("id"))
-        if call_id is None:
-            self.call_count += 1
-            call_id = f"call_{self.call_count}"
-        if call_id in self.call_names:
-            call_id = self._rename(call_id)
+        call_id = (call_id or text_or_none(payload.get("call_id"))
+                   or text_or_none(payload.get("id")))
+        message = self._open_assistant(ts, payload, False)
         name = name if type(name) is str and name else "unknown"
+        call = self.builder.call(call_id, name, arguments, line)
         namespace = payload.get("namespace")
-        call = ToolCall(call_id, name, arguments, raw)
         if type(namespace) is str and namespace:
             call.extras["namespace"] = namespace
-        self._open_assistant(ts, payload, False).tool_calls.append(call)
-        self.call_names[call_id] = name
-
-    def _rename(self, call_id: str) -> str:
-        """A fresh id for a call id the file uses twice; later results follow the new one."""
-        count = 2
-        while f"{call_id}#{count}" in self.call_names:
-            count += 1
-        renamed = self.renamed[call_id] = f"{call_id}#{count}"
-        self.problems.warning(
-            None, "duplicate-call-id", f"tool call id {call_id!r} used again, renamed {renamed!r}"
-        )
-        return renamed
+        message.tool_calls.append(call)
 
     def _result(
-        self, payload: dict[str, Any], ts: int | None, content: list[Part], failed: bool | None
+        self, payload: dict[str, Any], ts: int | None, content: list[Part], failed: bool | None,
+        line: int | None,
     ) -> None:
-        call_id = _str(payload.get("call_id")) or ""
-        call_id = self.renamed.get(call_id, call_id)
+        call_id = self.builder.answer(text_or_none(payload.get("call_id")), None, line)
         status = self.statuses.pop(call_id, None)
         message = Message(
-            "tool", content, tool_call_id=call_id, tool_name=self.call_names.get(call_id),
+            "tool", content, tool_call_id=call_id, tool_name=self.builder.tool_name(call_id),
             is_error=status if status is not None else failed, timestamp=ts,
-            id=_str(payload.get("id")),
+            id=text_or_none(payload.get("id")),
         )
         self._append(message)
         self.results[call_id] = message
 
-    def _user_message(self, payload: dict[str, Any], ts: int | None) -> None:
+    def _user_message(self, payload: dict[str, Any], ts: int | None, line: int | None) -> None:
         run: list[Part] = []
         run_injected = False
-        for part in P.content_parts(payload.get("content")):
+        for part in openai_parts(payload.get("content"), line, self.problems):
             injected = type(part) is TextPart and is_injected(part.text)
             if run and injected != run_injected:
                 self._user_run(run, run_injected, ts, payload)
@@ -277,19 +273,20 @@ class SessionBuilder:
     ) -> None:
         if injected:
             if not self.drop_injected:
-                self._append(Message("system", content, timestamp=ts, kind="injected_context"))
+                self._append(Message("system", content, timestamp=ts,
+                                     kind=MessageKind.INJECTED_CONTEXT))
             return
         self.user_starts.append(len(self.messages))
-        self._append(Message("user", content, timestamp=ts, id=_str(payload.get("id"))))
+        self._append(Message("user", content, timestamp=ts, id=text_or_none(payload.get("id"))))
         self.turn_assistant = None
 
     def _system(
         self, content: list[Part], ts: int | None, role: str, payload: dict[str, Any]
     ) -> None:
         if content:
-            kind = "developer" if role == "developer" else "system"
+            kind = MessageKind.DEVELOPER if role == "developer" else MessageKind.SYSTEM
             self._append(Message("system", content, timestamp=ts, kind=kind,
-                                 id=_str(payload.get("id"))))
+                                 id=text_or_none(payload.get("id"))))
 
     def _image_generation(self, payload: dict[str, Any], ts: int | None) -> None:
         message = self._open_assistant(ts, payload, True)
@@ -300,33 +297,34 @@ class SessionBuilder:
         data = result if type(result) is str and result else None
         message.content.append(ImagePart(media_type="image/png", data=data))
 
-    def _inter_agent(self, payload: dict[str, Any], ts: int | None) -> None:
-        content = P.content_parts(payload.get("content"))
+    def _inter_agent(self, payload: dict[str, Any], ts: int | None, line: int | None) -> None:
+        content = openai_parts(payload.get("content"), line, self.problems)
         author, recipient = payload.get("author"), payload.get("recipient")
-        message = Message("system", content, timestamp=ts, kind="inter_agent",
-                          id=_str(payload.get("id")))
+        message = Message("system", content, timestamp=ts, kind=MessageKind.INTER_AGENT,
+                          id=text_or_none(payload.get("id")))
         message.extras.update(author=author, recipient=recipient)
         self._append(message)
 
     def _append(self, message: Message) -> None:
         if message.role != "assistant":
             self.current = None
-        self.messages.append(message)
+        self.builder.add(message)
 
     # -- other records ----------------------------------------------------------------------
 
     def system_prompt(self, text: Any, ts: int | None) -> None:
         """The session's system prompt (``base_instructions``, TS/legacy ``instructions``)."""
         if type(text) is str and text:
-            self._append(Message("system", [TextPart(text)], timestamp=ts, kind="system_prompt"))
+            self._append(Message("system", [TextPart(text)], timestamp=ts,
+                                 kind=MessageKind.SYSTEM_PROMPT))
 
     def compacted(self, payload: dict[str, Any], ts: int | None) -> None:
         """A ``compacted`` line: one marker; the replacement history is not replayed."""
         text = payload.get("message")
         text = text if type(text) is str and text else COMPACTION_PLACEHOLDER
-        message = Message("system", [TextPart(text)], timestamp=ts, kind="compaction")
+        message = Message("system", [TextPart(text)], timestamp=ts, kind=MessageKind.COMPACTION)
         if self.context_tokens:
-            message.extras["tokens_before"] = self.context_tokens
+            message.tokens_before = self.context_tokens
         self._append(message)
         self.thinking = []
         self.context_tokens = None
@@ -337,7 +335,7 @@ class SessionBuilder:
         if kind == "token_count":
             self._token_count(payload.get("info"))
         elif kind == "web_search_end":
-            self.search_id = _str(payload.get("call_id"))
+            self.search_id = text_or_none(payload.get("call_id"))
         elif kind == "exec_command_end":
             code = payload.get("exit_code")
             if type(code) is int:
@@ -351,19 +349,19 @@ class SessionBuilder:
         elif kind == "thread_name_updated":
             name = payload.get("thread_name")
             if type(name) is str and name.strip():
-                self.title = name.strip()
+                self.builder.title(name.strip(), TitleRank.GENERATED)
         elif kind == "thread_rolled_back":
             turns = payload.get("num_turns")
             if type(turns) is int and turns > 0:
                 self._rollback(turns)
         elif kind == "turn_aborted":
             if self.turn_assistant is not None:
-                self.turn_assistant.stop_reason = "aborted"
+                self.turn_assistant.stop_reason = StopReason.ABORTED
         elif kind == "error":
             text = payload.get("message")
             if self.turn_assistant is not None and type(text) is str:
                 self.turn_assistant.error_message = text
-                self.turn_assistant.stop_reason = "error"
+                self.turn_assistant.stop_reason = StopReason.ERROR
         elif type(kind) is not str or kind not in SILENT_EVENTS:
             self.report_unknown(lineno, f"event {kind!r}")
 
@@ -388,7 +386,7 @@ class SessionBuilder:
     def _status(self, call_id: Any, failed: bool) -> None:
         if type(call_id) is not str:
             return
-        call_id = self.renamed.get(call_id, call_id)
+        call_id = self.builder.calls.next_answer(call_id) or call_id
         message = self.results.get(call_id)
         if message is not None:
             message.is_error = failed
@@ -412,15 +410,15 @@ class SessionBuilder:
         del self.user_starts[-turns:]
         if self.keep_rolled_back:
             for message in self.messages[cut:]:
-                message.extras["rolled_back"] = True
+                message.rolled_back = True
             notice = f"[rolled back {turns} turn(s): the messages above left the history]"
-            self._append(Message("system", [TextPart(notice)], kind="rollback"))
+            self._append(Message("system", [TextPart(notice)], kind=MessageKind.ROLLBACK))
         else:
             del self.messages[cut:]
         self.current = self.usage_target = self.turn_assistant = None
         self.thinking = []
 
-    def report_unknown(self, lineno: int, what: str) -> None:
+    def report_unknown(self, lineno: int | None, what: str) -> None:
         """Report the first line of each unknown type now; `finish` counts the rest."""
         lines = self.unknown.setdefault(what, [])
         lines.append(lineno)
@@ -429,30 +427,14 @@ class SessionBuilder:
 
     # -- end ------------------------------------------------------------------------------
 
-    def finish(self) -> list[Message]:
-        """Report counted unknown types and return the messages."""
+    def report_unknown_counts(self) -> None:
+        """Report how many more lines of each unknown type were skipped."""
         for what, lines in self.unknown.items():
             if len(lines) > 1:
                 self.problems.error(
                     lines[1], "unknown-record",
                     f"{len(lines) - 1} more line(s) of unknown {what} skipped",
                 )
-        return self.messages
-
-    def first_prompt(self) -> str | None:
-        """The first real user prompt, shortened to `NAME_LENGTH` characters, for a title."""
-        for message in self.messages:
-            if message.role == "user" and not message.extras.get("rolled_back"):
-                text = " ".join(message.text.split())
-                if text:
-                    if len(text) > NAME_LENGTH:
-                        text = text[: NAME_LENGTH - 1].rstrip() + "…"
-                    return text
-        return None
-
-
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None
 
 
 def _create_time(payload: dict[str, Any]) -> int | None:
@@ -464,18 +446,14 @@ def _create_time(payload: dict[str, Any]) -> int | None:
     return None
 
 
-def _int(value: Any) -> int:
-    return value if type(value) is int and value > 0 else 0
-
-
 def _usage(raw: dict[str, Any]) -> Usage | None:
     """Codex usage → Usage; None when every count is zero (e.g. right after a compaction)."""
-    cached = _int(raw.get("cached_input_tokens"))
+    cached = positive_int(raw.get("cached_input_tokens"))
     usage = Usage(
-        input=max(_int(raw.get("input_tokens")) - cached, 0),
-        output=_int(raw.get("output_tokens")),
+        input=max(positive_int(raw.get("input_tokens")) - cached, 0),
+        output=positive_int(raw.get("output_tokens")),
         cache_read=cached,
-        cache_write=_int(raw.get("cache_write_input_tokens")),
+        cache_write=positive_int(raw.get("cache_write_input_tokens")),
     )
     total = raw.get("total_tokens")
     if type(total) is int:

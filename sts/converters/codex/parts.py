@@ -17,73 +17,29 @@ from typing import Any
 
 import orjson
 
-from sts.model import ImagePart, Part, TextPart
+from sts.building.content import TEXT_TYPES, openai_parts
+from sts.model import Part, TextPart
+from sts.problems import Problems
 
-TEXT_TYPES = frozenset(("input_text", "output_text", "text", "summary_text", "reasoning_text"))
 _HEAD = 300  # how far into an output the exit-code line is looked for
 
 
-def image_part(url: Any) -> ImagePart:
-    """An image from a Codex ``image_url`` (a ``data:`` URL, a plain URL, or nothing)."""
-    if type(url) is not str or not url:
-        return ImagePart()
-    if url.startswith("data:"):
-        header, _, data = url.partition(",")
-        media_type = header[5:].split(";", 1)[0] or None
-        if header.endswith(";base64"):
-            return ImagePart(media_type=media_type, data=data)
-        return ImagePart(media_type=media_type, url=url)
-    return ImagePart(url=url)
-
-
-def content_parts(content: Any) -> list[Part]:
-    """Text and image parts of a message's ``content`` list (or a bare string)."""
-    if type(content) is str:
-        return [TextPart(content)]
-    if type(content) is not list:
-        return []
-    parts: list[Part] = []
-    for item in content:
-        if type(item) is not dict:
-            if type(item) is str:
-                parts.append(TextPart(item))
-            continue
-        kind = item.get("type")
-        if type(kind) is not str:
-            continue
-        if kind in TEXT_TYPES:
-            text = item.get("text")
-            if type(text) is str:
-                parts.append(TextPart(text))
-        elif kind == "refusal":
-            parts.append(TextPart(str(item.get("refusal") or "")))
-        elif kind == "input_image" or kind == "output_image":
-            parts.append(image_part(item.get("image_url")))
-    return parts
-
-
-def text_of(parts: list[Any]) -> str:
-    """The ``text`` fields of a list of dicts joined by blank lines (summaries, reasoning)."""
-    texts = [p["text"] for p in parts if type(p) is dict and type(p.get("text")) is str]
-    texts = [t for t in texts if t]
-    return texts[0] if len(texts) == 1 else "\n\n".join(texts)
-
-
-def tool_output(output: Any) -> tuple[list[Part], bool | None]:
+def tool_output(output: Any, line: int | None, problems: Problems
+                ) -> tuple[list[Part], bool | None]:
     """The parts of a tool output and whether it failed (None when the output does not say)."""
     kind = type(output)
     if kind is str:
         return _string_output(output)
     if kind is list:
-        return content_parts(output), None
+        return openai_parts(output, line, problems), None
     if kind is dict:
         if "content" in output and "success" in output:
-            parts, _ = tool_output(output["content"])
+            parts, _ = tool_output(output["content"], line, problems)
             success = output["success"]
             return parts, (not success) if type(success) is bool else None
         item_type = output.get("type")
         if type(item_type) is str and (item_type in TEXT_TYPES or item_type == "input_image"):
-            return content_parts([output]), None
+            return openai_parts([output], line, problems), None
         return [TextPart(orjson.dumps(output).decode())], None
     if output is None:
         return [], None

@@ -7,9 +7,10 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, BinaryIO
 
+from sts.building.coerce import text_or_none
 from sts.converters.base import ReadContext
 from sts.converters.codex import is_legacy_header, is_typescript_document
-from sts.converters.codex.builder import SessionBuilder
+from sts.converters.codex.builder import Rollout
 from sts.converters.input_head import NOT_JSON, read_head, read_unclear
 from sts.lines import iter_records, loads_document
 from sts.model import Session
@@ -70,21 +71,21 @@ def read_document(document: Any, context: ReadContext) -> Iterator[Session]:
         if document is not None:
             context.problems.error(None, "unknown-record", "JSON document is not a rollout")
         return
-    builder = SessionBuilder(context)
+    rollout = Rollout(context)
     header = document.get("session")
     header = header if type(header) is dict else {}
-    builder.system_prompt(header.get("instructions"), None)
+    rollout.system_prompt(header.get("instructions"), None)
     for item in document["items"]:
         if type(item) is dict:
-            builder.item(item, None, None)
+            rollout.item(item, None, None)
         else:
-            builder.report_unknown(None, "non-object item")
-    yield make_session(builder, header, context, "typescript")
+            rollout.report_unknown(None, "non-object item")
+    yield make_session(rollout, header, context, "typescript")
 
 
 def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Session | None:
     """Build the session of a JSONL rollout (envelope or legacy) from its records."""
-    builder = SessionBuilder(context)
+    rollout = Rollout(context)
     meta: dict[str, Any] | None = None
     generation = "envelope"
     for lineno, record in records:
@@ -92,36 +93,36 @@ def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Sess
         payload = record.get("payload")
         if type(payload) is dict:
             if kind == "response_item":
-                builder.item(payload, line_time(record.get("timestamp")), lineno)
+                rollout.item(payload, line_time(record.get("timestamp")), lineno)
             elif kind == "event_msg":
-                builder.event(payload, lineno)
+                rollout.event(payload, lineno)
             elif kind == "turn_context":
-                builder.turn_context(payload)
+                rollout.turn_context(payload)
             elif kind == "session_meta":
                 if meta is None:
                     meta = payload
-                    start_session(builder, meta, to_ms(record.get("timestamp")))
+                    start_session(rollout, meta, to_ms(record.get("timestamp")))
             elif kind == "compacted":
-                builder.compacted(payload, to_ms(record.get("timestamp")))
+                rollout.compacted(payload, to_ms(record.get("timestamp")))
             elif kind == "world_state":
-                builder.world_state(payload)
+                rollout.world_state(payload)
             elif type(kind) is not str or kind not in SILENT_RECORDS:
-                builder.report_unknown(lineno, f"record type {kind!r}")
+                rollout.report_unknown(lineno, f"record type {kind!r}")
         elif "record_type" in record:
             continue  # legacy state snapshot
         elif meta is None and is_legacy_header(record):
             meta, generation = record, "legacy"
-            builder.system_prompt(record.get("instructions"), None)
+            rollout.system_prompt(record.get("instructions"), None)
         elif type(kind) is str and "payload" not in record:
-            builder.item(record, None, lineno)  # a bare legacy item
+            rollout.item(record, None, lineno)  # a bare legacy item
         else:
-            builder.report_unknown(lineno, f"record type {kind!r}")
-    if meta is None and not builder.messages:
-        builder.finish()
+            rollout.report_unknown(lineno, f"record type {kind!r}")
+    if meta is None and not rollout.messages:
+        rollout.report_unknown_counts()
         return None
     if generation == "legacy" and meta is not None:
         meta = {k: v for k, v in meta.items() if k != "instructions"}
-    return make_session(builder, meta or {}, context, generation)
+    return make_session(rollout, meta or {}, context, generation)
 
 
 def line_time(value: Any) -> int | None:
@@ -131,32 +132,29 @@ def line_time(value: Any) -> int | None:
     return to_ms(value)
 
 
-def start_session(builder: SessionBuilder, meta: dict[str, Any], ts: int | None) -> None:
+def start_session(rollout: Rollout, meta: dict[str, Any], ts: int | None) -> None:
     """Apply the first ``session_meta``: provider and the system prompt."""
-    builder.set_provider(meta.get("model_provider"))
+    rollout.set_provider(meta.get("model_provider"))
     base = meta.get("base_instructions")
     if type(base) is dict:
-        builder.system_prompt(base.get("text"), ts)
+        rollout.system_prompt(base.get("text"), ts)
     elif type(base) is str:
-        builder.system_prompt(base, ts)
+        rollout.system_prompt(base, ts)
 
 
 def make_session(
-    builder: SessionBuilder, meta: dict[str, Any], context: ReadContext, generation: str
+    rollout: Rollout, meta: dict[str, Any], context: ReadContext, generation: str
 ) -> Session:
-    """The Session from a finished builder and the header record."""
-    messages = builder.finish()
-    session = Session(
-        id=_str(meta.get("id")) or fallback_id(context),
-        messages=messages,
-        name=builder.title or builder.first_prompt(),
-        source_format="codex",
-        source_version=_str(meta.get("cli_version")),
-        harness="codex",
-        cwd=_str(meta.get("cwd")) or builder.cwd,
-        git=meta.get("git") if type(meta.get("git")) is dict and meta["git"] else None,
-        started_at=to_ms(meta.get("timestamp")),
-    )
+    """The Session from a read rollout and its header record."""
+    rollout.report_unknown_counts()
+    builder = rollout.builder
+    builder.offer_id(meta.get("id") if type(meta.get("id")) is str else None)
+    builder.offer_id(uuid_in_name(context))
+    session = builder.finish()
+    session.source_version = text_or_none(meta.get("cli_version"))
+    session.cwd = text_or_none(meta.get("cwd")) or rollout.cwd
+    session.git = meta.get("git") if type(meta.get("git")) is dict and meta["git"] else None
+    session.started_at = to_ms(meta.get("timestamp"))
     metadata: dict[str, Any] = {"codexFormat": generation}
     for field, key in META_KEYS.items():
         value = meta.get(field)
@@ -166,21 +164,13 @@ def make_session(
     if "parentThreadId" not in metadata and type(source) is dict:
         spawn = source.get("subagent")
         spawn = spawn.get("thread_spawn") if type(spawn) is dict else None
-        if type(spawn) is dict and _str(spawn.get("parent_thread_id")):
+        if type(spawn) is dict and text_or_none(spawn.get("parent_thread_id")):
             metadata["parentThreadId"] = spawn["parent_thread_id"]
     session.metadata = metadata
     return session
 
 
-def fallback_id(context: ReadContext) -> str:
-    """The session id when the file has none: the UUID in its name, else its stem."""
-    if context.path is None:
-        return "codex-session"
-    found = _UUID.findall(context.path.name)
-    if found:
-        return found[-1].lower()
-    return context.path.name.split(".", 1)[0] or "codex-session"
-
-
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None
+def uuid_in_name(context: ReadContext) -> str | None:
+    """The session id a rollout's file name carries (``rollout-<time>-<uuid>.jsonl``), if any."""
+    found = _UUID.findall(context.path.name) if context.path is not None else []
+    return found[-1].lower() if found else None

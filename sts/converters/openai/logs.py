@@ -29,10 +29,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sts.building.coerce import int_or_zero, text_or_none
+from sts.building.vocabulary import stop_reason
 from sts.converters.chat.containers import Entry
 from sts.converters.chat.messages import ChatBuilder
 from sts.converters.openai.responses import add_item
-from sts.model import Message, Session, Usage
+from sts.model import Message, Session, StopReason, Usage
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
@@ -53,7 +55,7 @@ class Exchange:
     model: str | None = None
     provider: str | None = None
     usage: Usage | None = None
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None
     error: str | None = None
     response_id: str | None = None
     previous_response_id: str | None = None
@@ -85,7 +87,7 @@ def exchange_of(record: dict[str, Any], line: int | None, problems: Problems) ->
         choice = choices[0] if type(choices[0]) is dict else {}
         if type(choice.get("message")) is dict:
             exchange.outputs = [choice["message"]]
-        exchange.stop_reason = text_or_none(choice.get("finish_reason"))
+        exchange.stop_reason = stop_reason(choice.get("finish_reason"))
         if len(choices) > 1:
             problems.error(line, "extra-choices", f"{len(choices) - 1} extra choice(s) left out")
     elif type(response.get("output")) is list:
@@ -133,22 +135,18 @@ def first_time(
     return None
 
 
-def text_or_none(value: Any) -> str | None:
-    return value if type(value) is str and value else None
-
-
 def usage_of(usage: Any, record: dict[str, Any]) -> Usage | None:
     """Usage of one call: the response's, else LiteLLM's top-level token counts."""
     if type(usage) is not dict:
         if type(record.get("prompt_tokens")) is not int:
             return None
         usage = record
-    prompt = number(usage.get("prompt_tokens", usage.get("input_tokens")))
-    output = number(usage.get("completion_tokens", usage.get("output_tokens")))
+    prompt = int_or_zero(usage.get("prompt_tokens", usage.get("input_tokens")))
+    output = int_or_zero(usage.get("completion_tokens", usage.get("output_tokens")))
     details = usage.get("prompt_tokens_details", usage.get("input_tokens_details"))
-    cached = number(details.get("cached_tokens")) if type(details) is dict else 0
-    cached = cached or number(usage.get("cache_read_input_tokens"))
-    written = number(usage.get("cache_creation_input_tokens"))
+    cached = int_or_zero(details.get("cached_tokens")) if type(details) is dict else 0
+    cached = cached or int_or_zero(usage.get("cache_read_input_tokens"))
+    written = int_or_zero(usage.get("cache_creation_input_tokens"))
     result = Usage(
         input=max(prompt - cached - written, 0),
         output=output,
@@ -162,10 +160,6 @@ def usage_of(usage: Any, record: dict[str, Any]) -> Usage | None:
     if type(cost) in (int, float):
         result.cost_total = float(cost)
     return result
-
-
-def number(value: Any) -> int:
-    return value if type(value) is int else 0
 
 
 def error_of(record: dict[str, Any], response: dict[str, Any]) -> str | None:
@@ -228,11 +222,9 @@ class Conversation:
 class LogGrouper:
     """Groups log records into conversations; see the module docstring."""
 
-    def __init__(
-        self, problems: Problems, make_session: Callable[[dict[str, Any], Entry], Session]
-    ) -> None:
+    def __init__(self, problems: Problems, make_builder: Callable[..., ChatBuilder]) -> None:
         self.problems = problems
-        self.make_session = make_session
+        self.make_builder = make_builder
         self.open: list[Conversation] = []
 
     def add(self, record: dict[str, Any], entry: Entry) -> Iterator[Session]:
@@ -241,10 +233,9 @@ class LogGrouper:
         prints = [p for p in map(fingerprint, exchange.items) if p is not None]
         conversation = self.find(exchange, prints)
         if conversation is None:
-            session = self.make_session(record, entry)
-            session.id = exchange.conversation_id or session.id
-            session.started_at = exchange.request_time
-            conversation = Conversation(ChatBuilder(session, self.problems))
+            builder = self.make_builder(record, entry, preferred_id=exchange.conversation_id)
+            builder.session.started_at = exchange.request_time
+            conversation = Conversation(builder)
             conversation.conversation_id = exchange.conversation_id
             self.open.append(conversation)
             new_items = exchange.items
@@ -258,12 +249,12 @@ class LogGrouper:
             p for p in map(fingerprint, exchange.outputs) if p is not None
         ]
         while len(self.open) > MAX_OPEN:
-            yield self.open.pop(0).builder.session
+            yield self.open.pop(0).builder.finish()
 
     def finish(self) -> Iterator[Session]:
         """Yield every conversation still open, oldest first."""
         while self.open:
-            yield self.open.pop(0).builder.session
+            yield self.open.pop(0).builder.finish()
 
     def find(self, exchange: Exchange, prints: list[tuple[Any, ...]]) -> Conversation | None:
         for conversation in reversed(self.open):
@@ -307,7 +298,8 @@ class LogGrouper:
         for output in exchange.outputs:
             add_item(builder, output, line)
         if exchange.error:
-            failed = Message(role="assistant", stop_reason="error", error_message=exchange.error)
+            failed = Message(role="assistant", stop_reason=StopReason.ERROR,
+                             error_message=exchange.error)
             builder.add(failed)
         answers = [m for m in messages[start:] if m.role == "assistant"]
         for message in messages[start:]:

@@ -20,7 +20,7 @@ ids are the record's own id when it has one, else ``<file stem>-<key>`` (``stdin
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from functools import partial
 from typing import Any, BinaryIO
 
 from sts.converters.base import ReadContext
@@ -30,63 +30,51 @@ from sts.converters.chat.kinds import is_message, record_kind
 from sts.converters.chat.messages import ChatBuilder
 from sts.converters.chat.sharegpt_turns import sharegpt_session
 from sts.converters.openai.logs import LogGrouper
-from sts.converters.openai.records import conversation_session, new_session
+from sts.converters.openai.records import conversation_session, new_builder
 from sts.converters.openai.responses import add_item
 from sts.model import Session
-from sts.problems import Problems
 from sts.timestamps import to_ms
-
-
-def base_name(path: Path | None) -> str:
-    """The stem session ids are derived from: the file name without its ending, or ``stdin``."""
-    if path is None:
-        return "stdin"
-    name = path.name
-    for ending in (".jsonl", ".ndjson", ".json"):
-        if name.endswith(ending) and len(name) > len(ending):
-            return name[: -len(ending)]
-    return name
 
 
 def read_chat(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
     """Every session of an OpenAI-style or ShareGPT input, one at a time."""
     problems = context.problems
-    base = base_name(context.path)
     opened = open_input(stream, problems)
     if opened.lines is not None:
-        yield from read_entries(opened.lines, base, problems)
+        yield from read_entries(opened.lines, context)
         return
     document = opened.document
     if type(document) is list:
         first = next((v for v in document if type(v) is dict), None)
         if is_message(first):
-            yield conversation_session({"messages": document}, None, base, problems)
+            yield conversation_session({"messages": document}, None, context)
         else:
-            yield from read_entries(document_entries(document), base, problems)
+            yield from read_entries(document_entries(document), context)
     elif type(document) is dict:
-        yield from read_entries([Entry(document, None, "")], base, problems)
+        yield from read_entries([Entry(document, None, "")], context)
     elif document is not None:
         problems.error(None, "unknown-record", "the document is not an object or an array")
 
 
-def read_entries(entries: Iterable[Entry], base: str, problems: Problems) -> Iterator[Session]:
+def read_entries(entries: Iterable[Entry], context: ReadContext) -> Iterator[Session]:
     """Sessions from a stream of top-level records."""
-    grouper = LogGrouper(problems, lambda record, entry: new_session(record, entry, base))
+    problems = context.problems
+    grouper = LogGrouper(problems, partial(new_builder, context=context))
     loose: ChatBuilder | None = None
     for entry in entries:
         record = entry.value
         kind = record_kind(record)
         if kind == "conversation":
-            yield conversation_session(record, entry, base, problems)
+            yield conversation_session(record, entry, context)
         elif kind == "sharegpt":
-            yield sharegpt_session(record, entry, base, problems)
+            yield sharegpt_session(record, entry, context)
         elif kind == "log":
             yield from grouper.add(record, entry)
         elif kind == "messages":
-            yield conversation_session({"messages": record}, entry, base, problems)
+            yield conversation_session({"messages": record}, entry, context)
         elif kind == "message" or kind == "meta":
             if loose is None:
-                loose = ChatBuilder(new_session(None, None, base), problems)
+                loose = new_builder(None, None, context)
             if kind == "meta":
                 take_meta(loose, record)
             else:
@@ -96,7 +84,7 @@ def read_entries(entries: Iterable[Entry], base: str, problems: Problems) -> Ite
             problems.error(entry.line, "unknown-record", f"not a chat record ({what}): skipped")
     yield from grouper.finish()
     if loose is not None:
-        yield loose.session
+        yield loose.finish()
 
 
 def take_meta(builder: ChatBuilder, record: dict[str, Any]) -> None:

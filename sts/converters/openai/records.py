@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from sts.building import ReadContext
+from sts.building.coerce import text_or_none
 from sts.converters.chat.containers import Entry
 from sts.converters.chat.hermes import HERMES_HARNESS
 from sts.converters.chat.media import attach_side_media
 from sts.converters.chat.messages import ChatBuilder, side_fields
 from sts.converters.chat.sharegpt_turns import parse_json_text
 from sts.converters.openai.responses import add_item
-from sts.model import Message, Session, TextPart
-from sts.problems import Problems
+from sts.model import Message, MessageKind, Session, TextPart
 from sts.timestamps import to_ms
 
 HARNESS = "openai"
@@ -35,21 +36,21 @@ USED_FIELDS = frozenset(
 )
 
 
-def new_session(record: Any, entry: Entry | None, base: str) -> Session:
-    """An empty session for a record: the record's id, else `base` plus the entry key."""
-    record_id = None
-    if type(record) is dict:
-        record_id = next((record[k] for k in ID_KEYS if record.get(k) not in (None, "")), None)
-    if type(record_id) is str or type(record_id) is int:
-        session_id = str(record_id)
-    else:
-        session_id = f"{base}-{entry.key}" if entry is not None and entry.key else base
-    return Session(
-        id=session_id,
-        source_format="openai",
-        harness=HERMES_HARNESS if is_hermes(record) else HARNESS,
+def new_builder(
+    record: Any, entry: Entry | None, context: ReadContext, preferred_id: str | None = None
+) -> ChatBuilder:
+    """The builder of a record's session: id `preferred_id`, else the record's, else the
+    builder's fallback (the file stem plus the entry key)."""
+    builder = ChatBuilder(
+        context, "openai", HERMES_HARNESS if is_hermes(record) else HARNESS,
         key=entry.key if entry is not None and entry.key else None,
     )
+    builder.offer_id(preferred_id)
+    if type(record) is dict:
+        builder.offer_id(
+            next((record[k] for k in ID_KEYS if record.get(k) not in (None, "")), None)
+        )
+    return builder
 
 
 def is_hermes(record: Any) -> bool:
@@ -58,28 +59,29 @@ def is_hermes(record: Any) -> bool:
 
 
 def conversation_session(
-    record: dict[str, Any], entry: Entry | None, base: str, problems: Problems
+    record: dict[str, Any], entry: Entry | None, context: ReadContext
 ) -> Session:
     """A session from a ``{"messages": [...]}`` record."""
-    session = new_session(record, entry, base)
+    builder = new_builder(record, entry, context)
     line = entry.line if entry is not None else None
-    model = record.get("model")
-    builder = ChatBuilder(session, problems, model if type(model) is str and model else None)
+    builder.model = text_or_none(record.get("model"))
     system = record.get("system_prompt", record.get("system"))
     if type(system) is str and system:
-        builder.add(Message(role="system", content=[TextPart(system)], kind="system_prompt"))
+        builder.add(Message(role="system", content=[TextPart(system)],
+                            kind=MessageKind.SYSTEM_PROMPT))
     for message in record["messages"]:
         add_item(builder, message, line)
-    fill_session_fields(session, record)
-    attach_side_media(session, record, problems, line)
-    return session
+    fill_session_fields(builder, record)
+    attach_side_media(builder.session, record, builder.problems, line)
+    return builder.finish()
 
 
-def fill_session_fields(session: Session, record: dict[str, Any]) -> None:
+def fill_session_fields(builder: ChatBuilder, record: dict[str, Any]) -> None:
     """Name, start time, cwd and tool definitions from a record's side fields."""
+    session = builder.session
     for key in ("title", "name"):
         if type(record.get(key)) is str and record[key]:
-            session.name = record[key]
+            builder.title(record[key])
             break
     for key in START_KEYS:
         if key in record:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sts.building.content import image_from_url, json_text, openai_parts
 from sts.converters.chat.messages import ChatBuilder
-from sts.converters.chat.parts import content_parts, image_from_url, json_text
 from sts.model import ImagePart, Message, TextPart, ThinkingPart
 
 LEFT_OUT = frozenset(
@@ -130,7 +130,7 @@ def add_call(builder: ChatBuilder, item: dict[str, Any], kind: str, line: int | 
     result = item.get("result")
     if kind == "image_generation_call" and type(result) is str:
         image = Message(role="tool", content=[ImagePart("image/png", data=result)])
-        image.tool_call_id = builder.result_id(source_id, None, line)
+        image.tool_call_id = builder.answer(source_id, None, line)
         image.tool_name = name
         builder.add(image)
         return
@@ -145,10 +145,10 @@ def add_result(
 ) -> None:
     """A tool message for an item output: text, content parts, or any JSON value as text."""
     message = Message(role="tool")
-    message.tool_call_id = builder.result_id(call_id, None, line)
-    message.tool_name = builder.names.get(message.tool_call_id or "") or name
+    message.tool_call_id = builder.answer(call_id, None, line)
+    message.tool_name = builder.tool_name(message.tool_call_id) or name
     if type(output) is str or type(output) is list:
-        message.content = content_parts(output, line, builder.problems)
+        message.content = openai_parts(output, line, builder.problems)
     elif type(output) is dict and output.get("type") == "computer_screenshot":
         message.content = [image_from_url(output.get("image_url") or "")]
     elif output is not None:

@@ -22,8 +22,19 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from sts.arguments import parse_arguments
+from sts.formats import pi as pi_format
 from sts.lines import clean_text
-from sts.model import ImagePart, Message, Part, TextPart, ThinkingPart, ToolCall, Usage
+from sts.model import (
+    ImagePart,
+    Message,
+    MessageKind,
+    Part,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    Usage,
+)
 from sts.problems import Problems
 from sts.timestamps import epoch_ms, to_ms
 
@@ -32,7 +43,7 @@ Change = dict[str, str | None]  # the ModelState fields an entry sets
 
 # Entries that carry no message and that we leave out on purpose (pi.md §2 table).
 SILENT_ENTRIES = frozenset(("label", "custom", "session_info", "usage", "context_edit"))
-EMPTY_TURN_REASONS = frozenset(("error", "aborted"))
+EMPTY_TURN_REASONS = frozenset((StopReason.ERROR, StopReason.ABORTED))
 
 
 class ModelState(NamedTuple):
@@ -218,11 +229,11 @@ class EntryReader:
         elif role == "compactionSummary":
             result = summary_message("compaction", body.get("summary"))
             if result is not None and type(body.get("tokensBefore")) is int:
-                result.extras["tokens_before"] = body["tokensBefore"]
+                result.tokens_before = body["tokensBefore"]
         elif role == "branchSummary":
             result = summary_message("branch_summary", body.get("summary"))
             if result is not None and type(body.get("fromId")) is str:
-                result.extras["from_id"] = body["fromId"]
+                result.from_id = body["fromId"]
         else:
             self.problems.error(lineno, "unknown-role", f"unknown message role {role!r} skipped")
             return None, None
@@ -248,7 +259,7 @@ class EntryReader:
             provider=provider,
             api=api,
             usage=pi_usage(body.get("usage")),
-            stop_reason=_str(body.get("stopReason")),
+            stop_reason=pi_format.CANONICAL_STOP.get(body.get("stopReason")),  # type: ignore[arg-type]
             error_message=_str(body.get("errorMessage")),
         )
         if message.stop_reason in EMPTY_TURN_REASONS and is_empty(message):
@@ -268,21 +279,22 @@ class EntryReader:
         )
 
     def custom(self, body: Entry, lineno: int) -> Message:
-        message = Message("user", self.plain_blocks(body.get("content"), lineno), kind="custom")
+        content = self.plain_blocks(body.get("content"), lineno)
+        message = Message("user", content, kind=MessageKind.CUSTOM)
         custom_type = body.get("customType")
         if type(custom_type) is str:
-            message.extras["custom_type"] = custom_type
+            message.custom_type = custom_type
         return message
 
     def custom_entry(self, entry: Entry, lineno: int, message_id: str | None) -> Message:
         """A ``custom_message`` entry: extension text that reached the model as a user turn, or
         a system message as our Pi writer stores it (``customType`` ``system[:<kind>]``)."""
         custom_type = entry.get("customType")
-        if custom_type == "system" or (
-            type(custom_type) is str and custom_type.startswith("system:")
-        ):
-            kind = custom_type[7:] or None
+        if pi_format.is_system_custom_type(custom_type):
+            kind = pi_format.system_kind(custom_type)
             message = Message("system", self.plain_blocks(entry.get("content"), lineno), kind=kind)
+            if kind is None and custom_type != pi_format.SYSTEM_TYPE:
+                message.custom_type = custom_type  # a kind this model does not know: kept
         else:
             message = self.custom(entry, lineno)
         message.id = message_id
@@ -299,7 +311,7 @@ class EntryReader:
                 text = "\n\n".join(v for v in sections.values() if type(v) is str and v)
         if not text:
             return None
-        return Message("system", [TextPart(text)], kind="system_prompt")
+        return Message("system", [TextPart(text)], kind=MessageKind.SYSTEM_PROMPT)
 
 
 def summary_message(kind: str, summary: Any) -> Message | None:
@@ -323,7 +335,7 @@ def bash_message(body: Entry) -> Message:
     path = body.get("fullOutputPath")
     if body.get("truncated") and path:
         text += f"\n\n[Output truncated. Full output: {path}]"
-    message = Message("user", [TextPart(clean_text(text))], kind="bash")
+    message = Message("user", [TextPart(clean_text(text))], kind=MessageKind.BASH)
     message.extras["command"] = command
     if exit_code is not None:
         message.extras["exit_code"] = exit_code

@@ -70,7 +70,7 @@ def build_sessions(stream: BinaryIO, context: ReadContext) -> list[Session]:
         problems.warning(pi_file.header_line, "no-session-id",
                          "empty session id: the session is named after the file")
     builder = SessionBuilder(pi_file, problems)
-    return list(builder.sessions(bool(context.options.get("all_branches"))))
+    return list(builder.sessions(PiConverter.Options.of(context.options).all_branches))
 
 
 def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
@@ -147,7 +147,7 @@ class EntryConverter:
         message.timestamp = to_ms(record.get("timestamp"))
         tokens = record.get("tokensBefore")
         if type(tokens) is int:
-            message.extras["tokens_before"] = tokens
+            message.tokens_before = tokens
         return message
 
     @staticmethod
@@ -157,7 +157,7 @@ class EntryConverter:
             message.id = own_id
             message.timestamp = to_ms(record.get("timestamp"))
             if type(record.get("fromId")) is str:
-                message.extras["from_id"] = record["fromId"]
+                message.from_id = record["fromId"]
         return message
 
 
@@ -270,7 +270,7 @@ class SessionBuilder:
         for pos in ancestors[start:]:
             kept = entries[pos].message
             if kept is not None and kept.id is not None:
-                message.extras["first_kept_id"] = kept.id
+                message.first_kept_id = kept.id
                 return
 
     def first_kept_step(self, first: str | int, ancestors: list[int]) -> int | None:

@@ -1,11 +1,20 @@
-"""OpenAI-style content parts → model parts (text, images, media, reasoning, refusals).
+"""Content the sources share, mapped once: OpenAI-style parts and Anthropic-style blocks.
 
-Covers Chat Completions parts (``text``, ``image_url``, ``input_audio``, ``file``,
-``refusal``), Responses API parts (``input_text``, ``output_text``, ``input_image``,
-``input_file``, ``summary_text``, ``reasoning_text``), LLaMA-Factory parts that carry their
-payload under ``value`` (``{"type": "text"|"reasoning"|"image_url", "value": ...}``) and bare
-strings in a parts list. Media payloads are not kept (neither target can hold them); an inline
-image keeps its base64 data, which Pi can show.
+A new adapter whose source speaks one of these dialects calls these functions instead of
+writing its own mapping.
+
+**OpenAI-style parts** (`openai_parts`): Chat Completions parts (``text``, ``image_url``,
+``input_audio``, ``file``, ``refusal``), Responses API parts (``input_text``, ``output_text``,
+``input_image``, ``output_image``, ``input_file``, ``summary_text``, ``reasoning_text``),
+LLaMA-Factory parts that carry their payload under ``value`` (``{"type":
+"text"|"reasoning"|"image_url", "value": ...}``) and bare strings in a parts list. Media
+payloads are not kept (neither target can hold them); an inline image keeps its base64 data,
+which Pi can show. Opaque ``encrypted_content`` parts are left out without a report.
+
+**Anthropic-style blocks** (`anthropic_image`, `anthropic_document`, `anthropic_texts`): the
+Messages API's ``image`` (base64 or url source), ``document`` and ``text`` blocks. Blocks that
+need the session (``tool_use``, ``tool_result``, ``thinking``) go through
+`sts.building.SessionBuilder.anthropic_blocks`.
 """
 
 from __future__ import annotations
@@ -14,15 +23,17 @@ from typing import Any
 
 import orjson
 
-from sts.model import ImagePart, MediaPart, Part, TextPart, ThinkingPart
+from sts.model import ImagePart, MediaPart, Part, TextPart, ThinkingPart, base64_size
 from sts.problems import Problems
-from sts.writers.common import base64_size
 
 TEXT_TYPES = frozenset(("text", "input_text", "output_text", "summary_text", "reasoning_text"))
+IMAGE_TYPES = frozenset(("image_url", "input_image", "output_image", "image"))
 REFUSAL = "refusal"
+#: Part types that hold nothing readable (opaque encrypted payloads): left out, silently.
+OPAQUE_TYPES = frozenset(("encrypted_content",))
 
 
-def content_parts(content: Any, line: int | None, problems: Problems) -> list[Part]:
+def openai_parts(content: Any, line: int | None, problems: Problems) -> list[Part]:
     """The parts of a message `content`: a string, None, or a list of parts."""
     if content is None:
         return []
@@ -51,6 +62,8 @@ def one_part(item: Any, line: int | None, problems: Problems) -> Part | None:
     kind = item.get("type")
     if kind is not None and type(kind) is not str:  # a list or object would not even hash
         return unknown_part(item, kind, line, problems)
+    if kind in OPAQUE_TYPES:
+        return None
     if kind in TEXT_TYPES or (kind is None and "text" in item):
         text = item.get("text", item.get("value"))
         return TextPart(text) if type(text) is str and text else None
@@ -60,7 +73,7 @@ def one_part(item: Any, line: int | None, problems: Problems) -> Part | None:
     if kind == "reasoning":
         text = item.get("value", item.get("text"))
         return ThinkingPart(text) if type(text) is str and text else None
-    if kind in ("image_url", "input_image", "image"):
+    if kind in IMAGE_TYPES:
         return image_part(item)
     if kind == "input_audio":
         return audio_part(item.get("input_audio") or item)
@@ -149,3 +162,50 @@ def json_text(value: Any) -> str:
     if type(value) is str:
         return value
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def texts_of(items: Any) -> str:
+    """The ``text`` fields of a list of objects joined by blank lines (reasoning summaries,
+    text blocks); empty texts left out."""
+    if type(items) is not list:
+        return ""
+    texts = [t for p in items if type(p) is dict and type(t := p.get("text")) is str and t]
+    return texts[0] if len(texts) == 1 else "\n\n".join(texts)
+
+
+def anthropic_texts(content: Any) -> list[TextPart]:
+    """The text of an Anthropic content value: a string, or the ``text`` blocks of a list."""
+    if type(content) is str:
+        return [TextPart(content)]
+    if type(content) is not list:
+        return []
+    return [
+        TextPart(block["text"]) for block in content
+        if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str
+    ]
+
+
+def anthropic_image(block: dict[str, Any]) -> ImagePart:
+    """An Anthropic ``image`` block (base64 or url source)."""
+    source = block.get("source")
+    if type(source) is not dict:
+        return ImagePart()
+    media_type = source.get("media_type")
+    media_type = media_type if type(media_type) is str else None
+    if source.get("type") == "url":
+        url = source.get("url")
+        return ImagePart(media_type, url=url if type(url) is str else None)
+    data = source.get("data")
+    return ImagePart(media_type, data if type(data) is str else None)
+
+
+def anthropic_document(block: dict[str, Any]) -> MediaPart:
+    """An Anthropic ``document`` block (PDF ...) as a placeholder: neither target holds it."""
+    source = block.get("source")
+    source = source if type(source) is dict else {}
+    data = source.get("data")
+    media_type = source.get("media_type")
+    size = len(data) * 3 // 4 if type(data) is str else None
+    title = block.get("title")
+    return MediaPart("document", media_type if type(media_type) is str else None,
+                     title if type(title) is str else None, size)

@@ -1,0 +1,116 @@
+"""Tool-call ids of one session: the one place that renames, pairs and reports them.
+
+- A call keeps its source id. A source id used again in the session (a replayed line, a dataset
+  that writes ``"call_id"`` for every call) gets a suffix, ``id~2``, ``id~3``, ... (`RENAME`),
+  reported once per rename (warning ``duplicate-call-id``).
+- Results are paired with calls in order: the first result naming a source id answers the first
+  call with that id still unanswered, the second the second, and so on. A further result for a
+  source id whose calls are all answered answers the latest of them (a repeated result line).
+- A call without a source id gets a positional id from the builder and waits; the next result
+  without an id (or whose id is unknown) takes the oldest waiting call of the same tool name,
+  else the oldest waiting call.
+- A result that answers no call keeps its own id (or none) and is reported (warning
+  ``orphan-result``), once per id.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from sts.arguments import parse_arguments
+from sts.model import ToolCall
+from sts.problems import Problems
+
+#: The separator of a renamed id: ``call_1`` used again becomes ``call_1~2``.
+RENAME = "~"
+
+
+class CallLedger:
+    """The tool calls of one session by id, and which of them still wait for a result."""
+
+    def __init__(self, problems: Problems) -> None:
+        self.problems = problems
+        self.names: dict[str, str] = {}  # id written -> tool name
+        self.by_source: dict[str, list[str]] = {}  # source id -> ids written, in call order
+        self.unanswered: dict[str, deque[str]] = {}  # source id -> ids written awaiting a result
+        self.pending: list[ToolCall] = []  # calls without a source id, awaiting a result
+        self.orphans: set[str] = set()
+
+    def call(
+        self, source_id: Any, name: Any, arguments: Any, line: int | None, positional: str
+    ) -> ToolCall:
+        """A registered `ToolCall`; `positional` is its id when `source_id` is empty."""
+        name = name if type(name) is str else ""
+        if source_id is None or source_id == "":
+            call_id = self.unique(positional)
+            source = call_id
+        else:
+            source = str(source_id)
+            call_id = source
+            if source in self.by_source or source in self.names:
+                call_id = self.unique(source)
+                self.problems.warning(
+                    line, "duplicate-call-id", f"call id {source!r} reused: renamed {call_id!r}"
+                )
+        self.names[call_id] = name
+        self.by_source.setdefault(source, []).append(call_id)
+        self.unanswered.setdefault(source, deque()).append(call_id)
+        args, raw = parse_arguments(arguments)
+        call = ToolCall(call_id, name, args, raw)
+        if source_id is None or source_id == "":
+            self.pending.append(call)
+        return call
+
+    def unique(self, wanted: str) -> str:
+        """`wanted`, or `wanted~2`, `wanted~3`, ... when it is taken."""
+        if wanted not in self.names:
+            return wanted
+        n = 2
+        while f"{wanted}{RENAME}{n}" in self.names:
+            n += 1
+        return f"{wanted}{RENAME}{n}"
+
+    def answer(self, source_id: Any, name: Any, line: int | None) -> str | None:
+        """The id of the call a result answers (see the module docstring); None when the result
+        has no id and no call waits."""
+        source = None if source_id is None or source_id == "" else str(source_id)
+        if source is not None:
+            waiting = self.unanswered.get(source)
+            if waiting:
+                call_id = waiting.popleft()
+                if self.pending:
+                    self.pending = [c for c in self.pending if c.id != call_id]
+                return call_id
+            answered = self.by_source.get(source)
+            if answered:
+                return answered[-1]
+        call = self.take_pending(name)
+        if call is not None:
+            return call.id
+        if source is None:
+            self.problems.warning(line, "orphan-result", "tool result without a call to answer")
+        elif source not in self.orphans:
+            self.orphans.add(source)
+            self.problems.warning(line, "orphan-result", f"result answers no call {source!r}")
+        return source
+
+    def next_answer(self, source_id: str) -> str | None:
+        """The id the next result for `source_id` would answer (None for an unknown id), without
+        pairing: for facts about a result that come before it (exit codes)."""
+        waiting = self.unanswered.get(source_id)
+        if waiting:
+            return waiting[0]
+        answered = self.by_source.get(source_id)
+        return answered[-1] if answered else None
+
+    def take_pending(self, name: Any) -> ToolCall | None:
+        """The oldest waiting id-less call named `name`, else the oldest one."""
+        if not self.pending:
+            return None
+        chosen = next((c for c in self.pending if c.name == name), self.pending[0])
+        self.pending.remove(chosen)
+        waiting = self.unanswered.get(chosen.id)
+        if waiting:
+            waiting.remove(chosen.id)
+        return chosen

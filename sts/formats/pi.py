@@ -1,0 +1,54 @@
+"""Facts of pi's session format (``shared/formats/pi.md``) that our Pi writer, the Pi reader and
+the validator share.
+
+- ``stopReason`` words: `STOP_REASONS` (what pi writes; ``deferred`` since N16) and the canonical
+  `StopReason` each stands for.
+- pi before 1.x has no system role: a system message is stored as a displayed
+  ``custom_message`` whose ``customType`` is ``system`` (a plain system message) or
+  ``system:<kind>`` (a system message of that `MessageKind`). pi shows it to the model as user
+  text on resume; reading such a file back gives the system message again.
+"""
+
+from __future__ import annotations
+
+from sts.model import MessageKind, StopReason
+
+#: Every ``stopReason`` pi writes.
+STOP_REASONS = frozenset(("stop", "length", "toolUse", "error", "aborted", "deferred"))
+#: Canonical stop reason → pi's word.
+STOP_WORDS: dict[StopReason, str] = {
+    StopReason.STOP: "stop",
+    StopReason.LENGTH: "length",
+    StopReason.TOOL_USE: "toolUse",
+    StopReason.ERROR: "error",
+    StopReason.ABORTED: "aborted",
+}
+#: pi's word → canonical stop reason (``deferred`` has none: the turn's own shape decides).
+CANONICAL_STOP: dict[str, StopReason] = {word: reason for reason, word in STOP_WORDS.items()}
+
+SYSTEM_TYPE = "system"
+_SYSTEM_PREFIX = "system:"
+
+
+def system_custom_type(kind: MessageKind | None) -> str:
+    """The ``customType`` a system message of `kind` is stored under."""
+    if kind is None or kind == MessageKind.SYSTEM:
+        return SYSTEM_TYPE
+    return f"{_SYSTEM_PREFIX}{kind}"
+
+
+def is_system_custom_type(custom_type: object) -> bool:
+    """True for a ``customType`` that stores a system message (``system``, ``system:<kind>``)."""
+    return custom_type == SYSTEM_TYPE or (
+        type(custom_type) is str and custom_type.startswith(_SYSTEM_PREFIX)
+    )
+
+
+def system_kind(custom_type: str) -> MessageKind | None:
+    """The `MessageKind` a system ``customType`` names (None for plain ``system`` and for a kind
+    the model does not know; the caller keeps the ``customType`` then)."""
+    name = custom_type[len(_SYSTEM_PREFIX):]
+    try:
+        return MessageKind(name) if name else None
+    except ValueError:
+        return None
