@@ -26,6 +26,13 @@ STOP_WORDS: dict[StopReason, str] = {
 #: pi's word → canonical stop reason (``deferred`` has none: the turn's own shape decides).
 CANONICAL_STOP: dict[str, StopReason] = {word: reason for reason, word in STOP_WORDS.items()}
 
+
+
+def canonical_stop(word: object) -> StopReason | None:
+    """The canonical stop reason of a pi ``stopReason`` (None for ``deferred`` and non-words)."""
+    return CANONICAL_STOP.get(word) if type(word) is str else None
+
+
 SYSTEM_TYPE = "system"
 _SYSTEM_PREFIX = "system:"
 

@@ -259,7 +259,7 @@ class EntryReader:
             provider=provider,
             api=api,
             usage=pi_usage(body.get("usage")),
-            stop_reason=pi_format.CANONICAL_STOP.get(body.get("stopReason")),  # type: ignore[arg-type]
+            stop_reason=pi_format.canonical_stop(body.get("stopReason")),
             error_message=_str(body.get("errorMessage")),
         )
         if message.stop_reason in EMPTY_TURN_REASONS and is_empty(message):
