@@ -168,9 +168,10 @@ class SessionBuilder:
             self.session.id = candidate
 
     def title(self, text: Any, rank: TitleRank = TitleRank.GIVEN) -> None:
-        """A title for the session; kept when it is text with something besides whitespace and
-        at least as strong as the one so far (`TitleRank`)."""
-        if type(text) is str and text.strip() and rank >= self._title_rank:
+        """A title for the session, kept as given when it is a non-empty string at least as
+        strong as the one so far (`TitleRank`). Whether a blank title counts is the source's
+        rule: leave it out before calling when it does not."""
+        if type(text) is str and text and rank >= self._title_rank:
             self.session.name = text
             self._title_rank = rank
 

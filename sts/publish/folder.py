@@ -40,7 +40,6 @@ from sts.redact import Finding, RedactionConfig, Redactor, redact_session
 from sts.redact.report import write_report
 from sts.redact.walk import locate
 from sts.writers import WRITERS
-from sts.writers.common import base64_size
 
 DATA = "data"
 META = "_sts"
@@ -260,7 +259,7 @@ def prepare(session: Session, drop_images: bool, max_tool_output: int | None) ->
             continue
         if drop_images:
             message.content = [
-                MediaPart("image", part.media_type, None, base64_size(part.data))
+                MediaPart("image", part.media_type, None, part.size)
                 if type(part) is ImagePart and part.data else part
                 for part in message.content
             ]

@@ -26,7 +26,7 @@ from sts.spill import StoredText
 OPAQUE_FIELDS = frozenset(
     ("id", "key", "role", "tool_call_id", "tool_name", "signature", "data", "media_type",
      "model", "provider", "api", "stop_reason", "kind", "source_format", "source_version",
-     "harness", "first_kept_id", "from_id")
+     "harness", "first_kept_id", "from_id", "custom_type")
 )
 #: Dict keys (in metadata and extras) whose values are left alone: ids and hashes (and any key
 #: ending in ``Id``, ``_id``, ``Ids``, ``_ids``).
