@@ -443,8 +443,8 @@ def publish(
     Hub's loader (--check) and upload it (--repo).
 
     Given one earlier publish folder and no -o, checks and/or uploads that folder.
-    Exit codes: 0 published, 1 findings await review, a check failed or input was skipped,
-    2 usage error.
+    Exit codes: 0 published, 1 findings await review, a check failed or some input could not be
+    read (the rest is published and uploaded), 2 usage error.
     """
     from sts.publish.folder import MANIFEST
 
@@ -460,7 +460,7 @@ def publish(
     code = EXIT_OK
     folder = Path(inputs[0]) if existing else Path(output)  # type: ignore[arg-type]
     if not existing:
-        code = _publish_folder(
+        code, refused = _publish_folder(
             inputs, folder, quiet,
             to=to, source_format=source_format, harness=harness, subagents=not no_subagents,
             redaction=None if no_redact else redaction_config(
@@ -469,19 +469,23 @@ def publish(
             max_tool_output=max_tool_output, license=license_, pretty_name=pretty_name,
             tags=tags,
         )
-        if code == EXIT_USAGE or not (folder / MANIFEST).is_file():
+        if code == EXIT_USAGE or refused or not (folder / MANIFEST).is_file():
             sys.exit(code)
     if run_check:
-        code = max(code, _check_folder(folder, quiet))
+        checked = _check_folder(folder, quiet)
+        if checked != EXIT_OK and repo:
+            click.echo("sts: not uploading: the check found the differences above", err=True)
+            sys.exit(checked)
+        code = max(code, checked)
     if repo:
-        if code != EXIT_OK:
-            click.echo("sts: not uploading: fix the problems above first", err=True)
-            sys.exit(code)
         code = max(code, _push_folder(folder, repo, not public, dry_run))
     sys.exit(code)
 
 
-def _publish_folder(inputs: tuple[str, ...], folder: Path, quiet: bool, **settings) -> int:
+def _publish_folder(
+    inputs: tuple[str, ...], folder: Path, quiet: bool, **settings
+) -> tuple[int, bool]:
+    """Publish; the exit code, and whether it refused (findings await review)."""
     from sts.pipeline import UsageError
     from sts.publish import PublishOptions, publish
     from sts.publish.folder import REPORT
@@ -494,7 +498,7 @@ def _publish_folder(inputs: tuple[str, ...], folder: Path, quiet: bool, **settin
         result = publish(inputs, folder, options)
     except UsageError as exc:
         click.echo(f"sts: {exc}", err=True)
-        return EXIT_USAGE
+        return EXIT_USAGE, False
     for problem in result.problems:
         click.echo(str(problem), err=True)
     for warning in result.warnings:
@@ -515,12 +519,12 @@ def _publish_folder(inputs: tuple[str, ...], folder: Path, quiet: bool, **settin
             f"{len(result.scanner_findings)} scanner finding(s) await review in "
             f"{folder / REPORT}; redact them (--secret), allow them (--allow), or pass "
             "--allow-findings once reviewed", err=True)
-        return EXIT_PROBLEMS
+        return EXIT_PROBLEMS, True
     if not quiet:
         click.echo(f"sts: {len(result.files)} session file(s) written to {folder} "
                    f"({len(result.left_out)} left out)", err=True)
     errors = any(p.severity == "error" for p in result.problems)
-    return EXIT_PROBLEMS if errors or result.left_out else EXIT_OK
+    return (EXIT_PROBLEMS if errors else EXIT_OK), False
 
 
 def _check_folder(folder: Path, quiet: bool) -> int:

@@ -338,3 +338,23 @@ def test_check_the_corpus_outputs(tmp_path, loader):
     assert all(f.trace and f.rows == 1 for f in checked.files)
     assert sum(f.loaded["toolCalls"] for f in checked.files) == sum(
         f["toolCalls"] for f in result.files) > 1000
+
+
+def test_cli_left_out_sessions_do_not_stop_the_upload(tmp_path):
+    source = tmp_path / "one.json"
+    source.write_text(json.dumps([{"role": "user", "content": "just one question"}]))
+    done = CliRunner().invoke(main, [
+        "publish", str(source), str(CASES / "pi" / "compaction.jsonl"), "-o",
+        str(tmp_path / "out"), "--no-scanner", "--repo", "me/traces", "--dry-run"])
+    assert done.exit_code == 0, done.output
+    assert "left out data/openai/" in done.output and "would upload" in done.output
+
+
+def test_cli_a_failed_check_stops_the_upload(tmp_path, loader):
+    done = CliRunner().invoke(main, [
+        "publish", str(CASES / "codex" / "tools_and_outputs.jsonl"), "-o",
+        str(tmp_path / "out"), "--to", "sts", "--no-scanner", "--check",
+        "--repo", "me/traces", "--dry-run"])
+    assert done.exit_code == 1
+    assert "check: num_tool_calls is 0" in done.output and "not uploading" in done.output
+    assert "would upload" not in done.output

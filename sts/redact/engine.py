@@ -8,10 +8,10 @@ never kept in a hit.
 
 Cost: Python's regular expressions scan at 15-25 M characters/s, its substring searches and
 byte translations at 300-1000, so no expression scans a whole string. A string is viewed as
-bytes, one per character (`_view`), then: token rules run only on runs of 15+ token characters
+bytes, one per character (`_view`), then: token rules run only on runs of 20+ token characters
 (found with one `bytes.translate` and `bytes.find`), literal rules only where their literal
-occurs (found with `find`, in a lowercased view for case-insensitive ones), and the entropy
-check only on runs of 20+ base64 characters.
+occurs (one alternation over the lowercased view of a short string, one `find` per literal in
+a long one), and the entropy check only on runs of 20+ base64 characters.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -421,14 +421,6 @@ def mask(secret: str, rule: str) -> str:
         domain = secret.rsplit("@", 1)[-1].rsplit(".", 1)[-1]
         return f"***@***.{domain}"
     return f"{shown}{'*' * 4}…({len(secret)} chars)"
-
-
-def _alternation(values: Iterable[str], words: bool = False) -> re.Pattern[str] | None:
-    values = list(values)
-    if not values:
-        return None
-    body = "|".join(re.escape(v) for v in values)
-    return re.compile(rf"\b(?:{body})\b" if words else body)
 
 
 def _looks_like_path(value: str) -> bool:
