@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+from sts.problems import Problems, shorten
 
 # Numbers below this are seconds: 1e11 seconds is the year 5138, 1e11 milliseconds is 1973.
 _SECONDS_LIMIT = 1e11
 # Times outside years 1..9999 cannot be written as ISO dates (or as 64-bit integers): not a time.
 _MIN_MS = -62_135_596_800_000
 _MAX_MS = 253_402_300_799_999
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def to_ms(value: object) -> int | None:
@@ -32,6 +35,15 @@ def to_ms(value: object) -> int | None:
     return None
 
 
+def checked_ms(value: object, problems: Problems, lineno: int | None, what: str) -> int | None:
+    """`to_ms(value)`; a value that is there but no time is reported ``bad-timestamp``."""
+    found = to_ms(value)
+    if found is None and value is not None:
+        problems.warning(lineno, "bad-timestamp", f"{what} {shorten(repr(value))} not a time: "
+                         "left out")
+    return found
+
+
 def epoch_ms(value: int | float) -> int | None:
     """A number already in epoch ms as an int; None for NaN, infinities and times outside the
     years 1 to 9999."""
@@ -50,4 +62,13 @@ def iso_to_ms(text: str) -> int | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return round(moment.timestamp() * 1000)
+    # an offset can carry a time past year 9999 or before year 1 (9999-12-31T23:59:59-14:00)
+    return epoch_ms(round(moment.timestamp() * 1000))
+
+
+def iso_from_ms(ms: int) -> str:
+    """Epoch milliseconds → ISO-8601 UTC with milliseconds and ``Z``, as JavaScript writes it
+    (always four year digits: ``0500-06-01T00:00:00.000Z``). Exact integer arithmetic."""
+    moment = _EPOCH + timedelta(milliseconds=ms)
+    return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:"
+            f"{moment.minute:02d}:{moment.second:02d}.{moment.microsecond // 1000:03d}Z")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -90,12 +89,6 @@ def placeholder(part: ImagePart | MediaPart) -> str:
     if part.url and not part.url.startswith("data:"):
         details.append(part.url)
     return f"[{part.kind}: {', '.join(details)}]" if details else f"[{part.kind}]"
-
-
-def iso_from_ms(ms: int) -> str:
-    """Epoch milliseconds → ISO-8601 UTC with milliseconds and ``Z``, as JavaScript writes it."""
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def session_start(session: Session) -> int | None:

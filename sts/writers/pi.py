@@ -35,11 +35,11 @@ from sts.model import (
     ThinkingPart,
     Usage,
 )
+from sts.timestamps import iso_from_ms
 from sts.writers.common import (
     dump_line,
     each_message,
     header_metadata,
-    iso_from_ms,
     placeholder,
     session_start,
 )

@@ -36,7 +36,7 @@ from sts.model import (
     Usage,
 )
 from sts.problems import Problems
-from sts.timestamps import epoch_ms, to_ms
+from sts.timestamps import checked_ms, epoch_ms, to_ms
 
 Entry = dict[str, Any]
 Change = dict[str, str | None]  # the ModelState fields an entry sets
@@ -120,10 +120,10 @@ def message_time(message: Entry, entry: Entry, problems: Problems, lineno: int) 
             return found
         problems.warning(lineno, "bad-timestamp", "message timestamp not a time: the entry's used")
     elif kind is str:
-        found = to_ms(value)
+        found = checked_ms(value, problems, lineno, "message timestamp")
         if found is not None:
             return found
-    return to_ms(entry.get("timestamp"))
+    return checked_ms(entry.get("timestamp"), problems, lineno, "entry timestamp")
 
 
 class EntryReader:
