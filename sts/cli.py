@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from sts.pipeline import (
     resolve_cached,
     run_jobs,
 )
-from sts.problems import POLICIES, Problem
+from sts.problems import POLICIES, Problem, printable
 from sts.redact import RedactionConfig
 from sts.writers import WRITERS
 
@@ -35,9 +37,34 @@ EXIT_USAGE = 2
 # The Hub's harness registry spells ids like these: claude-code, gemini-cli, pi, hermes-agent.
 HUB_ID = re.compile(r"[a-z0-9][a-z0-9.-]*")
 CLEAR_LINE = "\r\x1b[K"
+EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE stopped
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group: a reader that goes away (``sts convert big | head -1``) stops the
+    command quietly, as it stops ``cat``."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            with suppress(OSError):  # nothing more reaches the closed pipe, not even at exit
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
+
+
+def _usage_error(text: str) -> click.UsageError:
+    return click.UsageError(printable(text))
+
+
+def _stdout_open() -> None:
+    """Exit 1 with a message when standard output is closed (``>&-``)."""
+    if sys.stdout is None:
+        click.echo("sts: error: standard output is closed", err=True)
+        sys.exit(EXIT_PROBLEMS)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sts-convert")
 def main() -> None:
     """Convert AI agent session traces to STS-Format or Pi sessions for the Hugging Face Hub."""
@@ -146,7 +173,7 @@ def convert(
     """
     if source_format and source_format not in converters():
         known = ", ".join(sorted(converters()))
-        raise click.UsageError(f"unknown source format {source_format!r} (known: {known})")
+        raise _usage_error(f"unknown source format {source_format!r} (known: {known})")
     keep_freed_memory()
     jobs, any_dir = plan_jobs(inputs)
     target = _target(output, jobs, any_dir)
@@ -223,18 +250,28 @@ def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
     protected = frozenset(
         resolve_cached(job.source, folders) for job in jobs if job.source is not None
     )
+    several = len(jobs) > 1 or any_dir
+    if name == "":
+        raise _usage_error("-o needs a path (a file, DIR/ for a directory, - for stdout)")
     if name is None or name == "-":
-        if len(jobs) > 1 or any_dir:
-            raise click.UsageError("several inputs need -o DIR (stdout takes one session)")
+        if several:
+            raise _usage_error("several inputs need -o DIR/ (stdout takes one session)")
         return Target("stdout", None, protected)
     output = Path(name)  # the name, not the Path, tells "out/" (a directory to create) apart
-    as_dir = output.is_dir() or name.endswith(("/", os.sep)) or len(jobs) > 1 or any_dir
+    new_dir = name.endswith(("/", os.sep))
+    if new_dir and output.exists() and not output.is_dir():
+        raise _usage_error(f"-o {name}: exists and is not a directory")
+    as_dir = new_dir or output.is_dir()
+    if several and not as_dir:
+        raise _usage_error(
+            f"several inputs need a directory: -o {name} is not one (-o {name}/ makes one)"
+        )
     if not as_dir and output.resolve() in protected:
-        raise click.UsageError(f"refusing to write over the input {output}")
+        raise _usage_error(f"refusing to write over the input {output}")
     if as_dir:
         for job in jobs:
             if resolve_cached(output_path(output, job.rel), folders) in protected:
-                raise click.UsageError(
+                raise _usage_error(
                     f"refusing to write over the input {job.display}: choose another -o DIR"
                 )
     return Target("dir" if as_dir else "file", output, protected)
@@ -280,7 +317,7 @@ class _Report:
         self.failed += result.status == "failed"
         if result.usage_error:
             self.usage_error = True
-            click.echo(f"sts: {result.usage_error}", err=True)
+            click.echo(printable(f"sts: {result.usage_error}"), err=True)
 
     def finish(self, batch: bool) -> None:
         if self.quiet or not (batch or self.errors or self.warnings):
@@ -310,25 +347,29 @@ class _Report:
 @click.option("-v", "--verbose", is_flag=True, help="Show every converter's confidence.")
 def detect(files: tuple[str, ...], verbose: bool) -> None:
     """Print the detected source format of each FILE (- for stdin)."""
+    _stdout_open()
     unknown = 0
     for name in files:
-        if name == "-":
-            peek, _ = peek_stream(sys.stdin.buffer)
-        else:
-            try:
+        try:
+            if name == "-":
+                if sys.stdin is None:
+                    raise OSError(errno.EBADF, "standard input is closed")
+                peek, _ = peek_stream(sys.stdin.buffer)
+            else:
                 peek = peek_file(Path(name))
-            except OSError as exc:
-                click.echo(f"{name}: error: {exc.strerror or exc}", err=True)
-                unknown += 1
-                continue
+        except OSError as exc:
+            shown = "<stdin>" if name == "-" else name
+            click.echo(printable(f"{shown}: error: {exc.strerror or exc}"), err=True)
+            unknown += 1
+            continue
         found = examine(peek, everything=verbose)
         label = found.converter.name if found.converter is not None else "unknown"
         unknown += label == "unknown"
         if verbose:
             details = ", ".join(f"{c.name}={s:.2f}" for s, c in found.scores)
-            click.echo(f"{name}\t{label}\t{details}")
+            click.echo(f"{printable(name)}\t{label}\t{details}")
         else:
-            click.echo(f"{name}\t{label}")
+            click.echo(f"{printable(name)}\t{label}")
     sys.exit(EXIT_PROBLEMS if unknown else EXIT_OK)
 
 
@@ -368,6 +409,7 @@ def _files_to_validate(paths: tuple[str, ...]) -> Iterator[Path]:
 @main.command()
 def formats() -> None:
     """List the source formats (with default harness ids) and the target formats."""
+    _stdout_open()
     click.echo("sources (--from):")
     for name, converter in sorted(converters().items()):
         click.echo(f"  {name:<12} harness {converter.harness:<14} {converter.description}")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import itertools
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -76,12 +78,28 @@ def open_binary(path: Path) -> BinaryIO:
 
 
 @contextmanager
-def atomic_output(path: Path) -> Iterator[BinaryIO]:
+def atomic_output(path: Path, streams: bool = True) -> Iterator[BinaryIO]:
     """Write to a temporary file beside `path` and rename it into place on success.
 
     A run killed half way leaves no half-written `path` (at most a hidden ``.*.tmp`` file, which
-    an exception removes).
+    an exception removes). A non-regular file is never replaced: a symlink is written through
+    (to the file it names), and a FIFO or device is written into as a stream when `streams`,
+    else refused.
     """
+    try:
+        mode = os.stat(path).st_mode  # follows symlinks
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not streams:
+            raise OSError(errno.EEXIST, "exists and is not a regular file: not replaced")
+        with open(path, "wb", buffering=BUFFER_SIZE) as stream:  # a FIFO, a device
+            yield stream
+        return
+    if mode is not None and os.path.islink(path):
+        path = Path(os.path.realpath(path))
     try:
         descriptor, temporary = _create_temporary(path)
     except FileNotFoundError:  # the folder is new
@@ -97,14 +115,20 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
         raise
 
 
+#: Bytes of the output name a temporary name keeps (names are at most 255 bytes).
+_TEMPORARY_STEM = 200
+
+
 def _create_temporary(path: Path) -> tuple[int, str]:
-    """Create a new hidden file beside `path` (``.NAME.PID-N.tmp``), never an existing one.
+    """Create a new hidden file beside `path` (``.NAME.PID-N.tmp``, NAME cut to stay a legal
+    file name), never an existing one.
 
     (`tempfile` would do, but importing it costs more start-up time than a small conversion.)
     """
+    stem = os.fsencode(path.name)[:_TEMPORARY_STEM].decode("utf-8", "ignore")
     while True:
         number = next(_temporary_numbers)
-        temporary = str(path.with_name(f".{path.name}.{os.getpid()}-{number}.tmp"))
+        temporary = str(path.with_name(f".{stem}.{os.getpid()}-{number}.tmp"))
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temporary
         except FileExistsError:

@@ -8,6 +8,7 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 
 from __future__ import annotations
 
+import errno
 import itertools
 import re
 import sys
@@ -36,6 +37,13 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 class UsageError(Exception):
     """The request cannot be carried out as asked (exit code 2)."""
+
+
+class OutputFailed(Exception):
+    """An output could not be written; the message names it."""
+
+    def __init__(self, path: Path | str, error: OSError) -> None:
+        super().__init__(f"cannot write {path}: {error.strerror or error}")
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,7 @@ class Job:
     display: str
     rel: Path
     walked: bool = False
+    unreadable: str | None = None  # a folder of the walk that could not be listed: why
 
 
 @dataclass
@@ -103,6 +112,10 @@ def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResul
         return result
     problems = Problems(job.display, settings.policy, sink)
     result.problems = problems.problems
+    if job.unreadable is not None:
+        result.status = "failed"
+        _report_quietly(problems, "io-error", f"folder not read: {job.unreadable}")
+        return result
     spill.reset()
     try:
         _convert(job, target, settings, problems, result)
@@ -111,6 +124,11 @@ def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResul
     except UsageError as exc:
         result.status = "failed"
         result.usage_error = str(exc)
+    except BrokenPipeError:  # the reader of the output went away (| head): stop, as cat does
+        raise
+    except OutputFailed as exc:
+        result.status = "failed"
+        _report_quietly(problems, "io-error", str(exc))
     except OSError as exc:
         result.status = "failed"
         _report_quietly(problems, "io-error", f"{exc.strerror or exc}")
@@ -129,6 +147,8 @@ def _convert(
     job: Job, target: Target, settings: Settings, problems: Problems, result: JobResult
 ) -> None:
     if job.source is None:
+        if sys.stdin is None:
+            raise OSError(errno.EBADF, "standard input is closed")
         peek, stream = peek_stream(sys.stdin.buffer)
     else:
         peek, stream = peek_stream(open_binary(job.source), job.source.name)
@@ -214,6 +234,8 @@ class Emitter:
     def _write(self, session: Session, index: int | None) -> None:
         harness = self.settings.harness
         if self.target.mode == "stdout":
+            if sys.stdout is None:
+                raise OutputFailed("<stdout>", OSError(errno.EBADF, "standard output is closed"))
             out = sys.stdout.buffer
             self._redact(session, "<stdout>")
             self.writer(session, out, harness, release=True)
@@ -232,11 +254,27 @@ class Emitter:
         spill.reset()  # the written session's texts are freed
 
     def _write_file(self, session: Session, path: Path) -> None:
-        if resolve_cached(path, self.resolved_dirs) in self.target.protected:
+        resolved = resolve_cached(path, self.resolved_dirs)
+        if resolved in self.target.protected:
             raise UsageError(f"refusing to write over the input {path}")
+        directory = self.target.mode == "dir"
+        if directory and not resolved.parent.is_relative_to(self._root()):
+            raise UsageError(
+                f"refusing to write {path}: a symlinked folder leads outside {self.target.path}"
+            )
         self._redact(session, str(path))
-        with atomic_output(path) as out:
-            self.writer(session, out, self.settings.harness, release=True)
+        try:
+            with atomic_output(path, streams=not directory) as out:
+                self.writer(session, out, self.settings.harness, release=True)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(path, exc) from exc
+
+    def _root(self) -> Path:
+        """The output directory, resolved once."""
+        assert self.target.path is not None
+        return resolve_cached(self.target.path / "x", self.resolved_dirs).parent
 
     def _redact(self, session: Session, file: str) -> None:
         """Redact one session (not its sub-agents, which are written, and redacted, apart)."""
@@ -330,8 +368,11 @@ def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:
         if path.is_dir():
             any_dir = True
             prefix = Path(path.resolve().name) if several else Path()
-            for file in walk(path):
+            unreadable: list[tuple[Path, str]] = []
+            for file in walk(path, unreadable):
                 jobs.append(Job(file, str(file), prefix / file.relative_to(path), walked=True))
+            jobs += [Job(folder, str(folder), prefix / folder.relative_to(path), unreadable=why)
+                     for folder, why in unreadable]
         else:
             jobs.append(Job(path, str(path), Path(path.name)))
     return distinct_outputs(jobs), any_dir
@@ -366,15 +407,41 @@ def _output_names(rel: Path) -> Iterator[Path]:
         yield rel.with_name(f"{stem}-{n}{OUTPUT_SUFFIX}")
 
 
-def walk(directory: Path) -> Iterator[Path]:
-    """Every regular file below `directory` in sorted order, hidden files and folders left out."""
-    for entry in sorted(directory.iterdir()):
+def walk(directory: Path, unreadable: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
+    """Every regular file below `directory` in sorted order, hidden files and folders left out.
+
+    A folder is entered once, by its real path: a symlink to a folder already entered (``x -> .``)
+    or to one outside `directory` (``up -> ..``) is passed over, so that a loop ends and nothing
+    outside the given tree is read as part of it. A folder that cannot be listed goes into
+    `unreadable` with the reason, and the walk goes on.
+    """
+    root = directory.resolve()
+    entered = {root}
+    stack = [iter(_listing(directory, unreadable))]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
         if entry.name.startswith("."):
             continue
         if entry.is_dir():
-            yield from walk(entry)
+            real = entry.resolve()
+            if real in entered or (entry.is_symlink() and not real.is_relative_to(root)):
+                continue
+            entered.add(real)
+            stack.append(iter(_listing(entry, unreadable)))
         elif entry.is_file():
             yield entry
+
+
+def _listing(folder: Path, unreadable: list[tuple[Path, str]] | None) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except OSError as exc:
+        if unreadable is not None:
+            unreadable.append((folder, exc.strerror or str(exc)))
+        return []
 
 
 def is_companion(path: Path) -> bool:

@@ -14,6 +14,7 @@ with 1; warnings are only reported.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
-        return f"{where}: {self.severity}: {self.text} [{self.code}]"
+        return printable(f"{where}: {self.severity}: {self.text} [{self.code}]")
 
 
 class ConversionFailed(Exception):
@@ -52,6 +53,22 @@ class ConversionFailed(Exception):
     def __init__(self, problem: Problem) -> None:
         super().__init__(str(problem))
         self.problem = problem
+
+
+# C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides and isolates
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: control characters (escape sequences, newlines,
+    bidirectional overrides) written as ``\\xNN`` / ``\\uNNNN``, so that no file name or input
+    value can move the cursor, recolour the terminal or fake a message line."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def shorten(text: str) -> str:

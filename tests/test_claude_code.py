@@ -337,7 +337,7 @@ def test_sniff_rejects_other_formats(data: bytes) -> None:
 
 def test_cli_converts_a_projects_directory(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli_main, ["convert", str(CC / "layout-2.1"), "-o", str(out),
+    result = CliRunner().invoke(cli_main, ["convert", str(CC / "layout-2.1"), "-o", f"{out}/",
                                            "--from", "claude-code"])
     assert result.exit_code == 0, result.output
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
@@ -353,7 +353,7 @@ def test_cli_converts_a_projects_directory(tmp_path: Path) -> None:
 
 def test_cli_no_subagents(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli_main, ["convert", str(CC / "layout-2.0"), "-o", str(out),
+    result = CliRunner().invoke(cli_main, ["convert", str(CC / "layout-2.0"), "-o", f"{out}/",
                                            "--no-subagents", "--to", "pi"])
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in out.rglob("*") if p.is_file())

@@ -154,7 +154,7 @@ def test_convert_directory_mirrors_the_tree(tmp_path):
     copy(EXAMPLE, source / "a.jsonl")
     copy(EXAMPLE, source / "deep" / "er" / "b.ndjson")
     copy(EXAMPLE, source / ".hidden" / "c.jsonl")
-    done = sts("convert", source, "-o", tmp_path / "out", "--to", "pi")
+    done = sts("convert", source, "-o", f"{tmp_path / 'out'}/", "--to", "pi")
     assert done.returncode == 0, done.stderr
     written = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*"))
     assert written == ["a.jsonl", "deep", "deep/er", "deep/er/b.jsonl"]
@@ -166,7 +166,7 @@ def test_convert_directory_mirrors_the_tree(tmp_path):
 def test_several_inputs_go_to_a_directory_named_after_each(tmp_path):
     first = copy(EXAMPLE, tmp_path / "one.jsonl")
     second = copy(EXAMPLE, tmp_path / "two.json")
-    done = sts("convert", first, second, "-o", tmp_path / "out")
+    done = sts("convert", first, second, "-o", f"{tmp_path / 'out'}/")
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["one.jsonl", "two.jsonl"]
 
@@ -259,7 +259,7 @@ def test_fail_stops_a_batch_at_the_first_bad_file(tmp_path):
     source = tmp_path / "in"
     copy(MALFORMED, source / "a.jsonl")
     copy(EXAMPLE, source / "b.jsonl")
-    done = sts("convert", source, "-o", tmp_path / "out", "--on-error", "fail")
+    done = sts("convert", source, "-o", f"{tmp_path / 'out'}/", "--on-error", "fail")
     assert done.returncode == 1
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
@@ -269,7 +269,7 @@ def test_batch_summary_counts_every_kind(tmp_path):
     copy(EXAMPLE, source / "a.jsonl")
     copy(MALFORMED, source / "b.jsonl")
     (source / "c.bin").write_bytes(b"\x00\x01\x02\xff")
-    done = sts("convert", source, "-o", tmp_path / "out")
+    done = sts("convert", source, "-o", f"{tmp_path / 'out'}/")
     assert done.returncode == 1
     assert "c.bin: error: not a format sts reads (tried claude-code, codex, " in done.stderr
     assert "--from FORMAT` forces one [unknown-format]" in done.stderr
@@ -361,7 +361,7 @@ def test_output_dir_equal_to_the_input_dir_is_refused(tmp_path):
 def test_output_dir_inside_the_input_dir_is_fine(tmp_path):
     source = tmp_path / "in"
     copy(EXAMPLE, source / "a.jsonl")
-    done = sts("convert", source, "-o", source / "converted", "--to", "pi")
+    done = sts("convert", source, "-o", f"{source / 'converted'}/", "--to", "pi")
     assert done.returncode == 0, done.stderr
     assert_valid((source / "converted" / "a.jsonl").read_bytes(), "pi")
     assert (source / "a.jsonl").read_bytes() == EXAMPLE.read_bytes()
@@ -527,14 +527,14 @@ def test_a_malformed_line_in_every_format(tmp_path, fmt, seed, policy):
 def test_sub_agents_are_written_beside_their_parent(tmp_path):
     layout = CASES / "claude-code" / "layout-2.1"
     stem = "22222222-3333-4444-8555-666666666666"
-    done = sts("convert", layout, "-o", tmp_path / "out")
+    done = sts("convert", layout, "-o", f"{tmp_path / 'out'}/")
     assert done.returncode == 0, done.stderr
     names = sorted(p.name for p in (tmp_path / "out" / "project").iterdir())
     assert f"{stem}.jsonl" in names and f"{stem}.agent-abc1234.jsonl" in names
     assert all(n.startswith(stem) for n in names)
     parent = lines((tmp_path / "out" / "project" / f"{stem}.jsonl").read_bytes())[0]
     assert "agent-abc1234" in json.dumps(parent["subagents"])
-    done = sts("convert", layout, "-o", tmp_path / "lean", "--no-subagents")
+    done = sts("convert", layout, "-o", f"{tmp_path / 'lean'}/", "--no-subagents")
     assert done.returncode == 0, done.stderr
     assert [p.name for p in (tmp_path / "lean" / "project").iterdir()] == [f"{stem}.jsonl"]
     done = sts("convert", layout / "project" / f"{stem}.jsonl")

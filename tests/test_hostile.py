@@ -64,3 +64,181 @@ def test_an_offset_past_the_year_range_is_a_bad_timestamp(stamp):
     for to in ("sts", "pi"):
         write_checked(sessions[0], to)
     assert "bad-timestamp" in {p.code for p in problems}
+
+
+# --- item 5 and the -o messages: where outputs may go ---------------------------------------
+
+EXAMPLE = Path(__file__).parent / "cases" / "sts" / "spec-example.jsonl"
+
+
+def test_a_fifo_named_by_o_is_written_into_as_a_stream(tmp_path):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    done = sts("convert", EXAMPLE, "-o", fifo)
+    assert done.returncode == 0, done.stderr
+    assert fifo.is_fifo()
+    if not got:
+        with open(fifo, "wb"):  # no longer needed, unless the FIFO was left unopened
+            reader.join(30)
+    assert got == [EXAMPLE.read_bytes()]
+
+
+def test_a_symlink_to_a_device_is_written_through_never_replaced(tmp_path):
+    null = tmp_path / "null"
+    null.symlink_to("/dev/null")
+    done = sts("convert", EXAMPLE, "-o", null)
+    assert done.returncode == 0, done.stderr
+    assert null.is_symlink() and Path("/dev/null").is_char_device()
+    assert not list(tmp_path.glob(".*"))  # no temporary file left beside it
+
+
+def test_o_dash_is_stdout():
+    done = sts("convert", EXAMPLE, "-o", "-")
+    assert done.returncode == 0 and done.stdout == EXAMPLE.read_bytes()
+
+
+def test_o_empty_is_refused(tmp_path):
+    done = sts("convert", EXAMPLE, "-o", "", cwd=tmp_path)
+    assert done.returncode == 2 and "-o" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_one_output_file_for_several_inputs_is_refused(tmp_path):
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(EXAMPLE.read_bytes())
+    done = sts("convert", EXAMPLE, second, "-o", tmp_path / "one.jsonl")
+    assert done.returncode == 2, done.stderr
+    assert not (tmp_path / "one.jsonl").exists()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "x.jsonl").write_bytes(EXAMPLE.read_bytes())
+    done = sts("convert", folder, "-o", tmp_path / "two.jsonl")
+    assert done.returncode == 2, done.stderr
+    assert not (tmp_path / "two.jsonl").exists()
+
+
+def test_o_a_file_with_a_slash_is_one_usage_error(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_bytes(b"keep")
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(EXAMPLE.read_bytes())
+    done = sts("convert", EXAMPLE, second, "-o", f"{afile}/")
+    assert done.returncode == 2
+    assert done.stderr.count("afile") == 1, done.stderr
+    assert afile.read_bytes() == b"keep"
+
+
+def test_a_write_failure_names_the_output_path(tmp_path):
+    blocker = tmp_path / "blocker"
+    blocker.write_bytes(b"")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "x.jsonl").write_bytes(EXAMPLE.read_bytes())
+    done = sts("convert", EXAMPLE, "-o", blocker / "out.jsonl")
+    assert done.returncode == 1
+    assert str(blocker / "out.jsonl") in done.stderr, done.stderr
+
+
+def test_an_output_name_near_the_length_limit_is_written(tmp_path):
+    source = tmp_path / ("x" * 249 + ".jsonl")
+    source.write_bytes(EXAMPLE.read_bytes())
+    done = sts("convert", source, "-o", f"{tmp_path / 'out'}/")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / source.name).read_bytes() == EXAMPLE.read_bytes()
+
+
+def test_a_symlinked_folder_inside_the_output_dir_is_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    source = tmp_path / "in"
+    (source / "sub").mkdir(parents=True)
+    (source / "sub" / "x.jsonl").write_bytes(EXAMPLE.read_bytes())
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sub").symlink_to(outside)
+    done = sts("convert", source, "-o", out)
+    assert done.returncode == 2, done.stderr
+    assert list(outside.iterdir()) == []
+
+
+# --- item 9 and closed pipes -------------------------------------------------------------------
+
+
+def test_detect_with_stdin_closed_is_an_error_not_a_traceback():
+    done = subprocess.run(
+        f"{sys.executable} -m sts detect - <&-", shell=True, capture_output=True, text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "<stdin>" in done.stderr or "-" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["convert {example}", "detect {example}", "convert - <&-"])
+def test_a_closed_stdout_is_an_error_not_a_traceback(command):
+    done = subprocess.run(
+        f"{sys.executable} -m sts {command.format(example=EXAMPLE)} >&-", shell=True,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_reader_that_stops_early_stops_the_run_quietly(tmp_path):
+    big = tmp_path / "big.jsonl"
+    rows = [{"type": "session", "harness": "h", "id": "big"}]
+    rows += [{"type": "message", "message": {"role": "user", "content": "x" * 1000}}] * 2000
+    big.write_bytes(jsonl(*rows))
+    process = subprocess.Popen([sys.executable, "-m", "sts", "convert", str(big)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(60)
+    assert stderr == ""
+    assert process.returncode in (0, 141, -13)  # as cat: quiet, killed by SIGPIPE or not
+
+
+def test_an_unreadable_folder_is_reported_and_the_rest_converted(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sts.cli import main
+
+    source = tmp_path / "in"
+    (source / "locked").mkdir(parents=True)
+    (source / "locked" / "y.jsonl").write_bytes(EXAMPLE.read_bytes())
+    (source / "x.jsonl").write_bytes(EXAMPLE.read_bytes())
+    real = Path.iterdir
+
+    def iterdir(self):  # chmod 000 does not stop root: refuse as the kernel would
+        if self.name == "locked":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["convert", str(source), "-o", f"{out}/"])
+    assert result.exit_code == 1, result.output
+    assert (out / "x.jsonl").read_bytes() == EXAMPLE.read_bytes()
+    assert "locked" in result.output and "Permission denied" in result.output
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def test_control_characters_in_file_names_and_data_are_escaped(tmp_path):
+    name = "evil\x1b]0;title\x07\x1b[31m\nerror: fake.jsonl"
+    source = tmp_path / name
+    source.write_bytes(b"not json\n")
+    done = sts("convert", "--from", "sts", source)
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert not any(line.startswith("error: fake") for line in done.stderr.splitlines())
+    record = {"parentUuid": "p\x1b[2J\nerror: x", "sessionId": "s", "uuid": "u", "type": "user",
+              "timestamp": "2026-01-01T00:00:00Z",
+              "message": {"role": "user", "content": "hi"}}
+    done = sts("convert", "-", stdin=jsonl(record))
+    assert "\x1b" not in done.stderr and "error: x" not in done.stderr.splitlines(), done.stderr

@@ -80,8 +80,8 @@ def batch(tmp_path, count: int = 40):
 
 def test_the_command_gives_the_same_files_and_report_with_workers(tmp_path):
     source = batch(tmp_path)
-    serial = sts("convert", source, "-o", tmp_path / "one")
-    parallel = sts("convert", source, "-o", tmp_path / "two", "-j", "2")
+    serial = sts("convert", source, "-o", f"{tmp_path / 'one'}/")
+    parallel = sts("convert", source, "-o", f"{tmp_path / 'two'}/", "-j", "2")
     assert (parallel.returncode, parallel.stderr) == (serial.returncode, serial.stderr)
     assert serial.returncode == 1 and "malformed-line.jsonl:3: error" in serial.stderr
     one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.jsonl"))
@@ -98,7 +98,7 @@ def test_fail_stops_workers_after_the_first_failed_input(tmp_path):
     copy(MALFORMED, source / "000-bad.jsonl")
     for i in range(1, 400):
         copy(EXAMPLE, source / f"{i:03}.jsonl")
-    done = sts("convert", source, "-o", tmp_path / "out", "--on-error", "fail", "-j", "2")
+    done = sts("convert", source, "-o", f"{tmp_path / 'out'}/", "--on-error", "fail", "-j", "2")
     assert done.returncode == 1
     assert "000-bad.jsonl:3: error" in done.stderr
     written = list((tmp_path / "out").rglob("*")) if (tmp_path / "out").exists() else []
