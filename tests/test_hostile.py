@@ -242,3 +242,17 @@ def test_control_characters_in_file_names_and_data_are_escaped(tmp_path):
               "message": {"role": "user", "content": "hi"}}
     done = sts("convert", "-", stdin=jsonl(record))
     assert "\x1b" not in done.stderr and "error: x" not in done.stderr.splitlines(), done.stderr
+
+
+def test_symlink_loops_are_walked_once_and_never_out_of_the_tree(tmp_path):
+    from sts.pipeline import walk
+
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "a.jsonl").write_bytes(b"{}\n")
+    (tree / "sub" / "b.jsonl").write_bytes(b"{}\n")
+    (tmp_path / "outside.jsonl").write_bytes(b"{}\n")
+    (tree / "x").symlink_to(".")
+    (tree / "sub" / "y").symlink_to("..")
+    (tree / "up").symlink_to("..")
+    assert [p.relative_to(tree) for p in walk(tree)] == [Path("a.jsonl"), Path("sub/b.jsonl")]
