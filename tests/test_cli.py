@@ -71,7 +71,7 @@ def test_the_progress_bar_line_is_cleared_before_a_problem_line(tmp_path):
     copy(EXAMPLE, source / "c.jsonl")
     main, child = pty.openpty()
     done = subprocess.run(
-        [sys.executable, "-m", "sts", "convert", str(source), "-o", str(tmp_path / "out")],
+        [sys.executable, "-m", "sts", "convert", str(source), "-o", f"{tmp_path / 'out'}/"],
         stdout=subprocess.DEVNULL, stderr=child, timeout=120,
     )
     os.close(child)
