@@ -11,6 +11,7 @@ import orjson
 from sts.lines import clean_text, clean_value
 from sts.model import ImagePart, MediaPart, Message, Session, Usage
 from sts.spill import StoredText
+from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importable here)
 
 _OPTIONS = orjson.OPT_APPEND_NEWLINE
 RESERVED_HEADER_KEYS = frozenset(
