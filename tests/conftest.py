@@ -1,5 +1,6 @@
-"""Shared fixtures: a syrupy extension that stores each snapshot as a reviewable .jsonl file, the
-one real-pi judge process of the run, and strict problem codes."""
+"""Shared fixtures: syrupy extensions that store each snapshot as one reviewable file (a writer's
+JSONL output, a reader's model as JSON), the one real-pi judge process of the run, and strict
+problem codes."""
 
 from __future__ import annotations
 
@@ -26,10 +27,22 @@ class JSONLSnapshot(SingleFileSnapshotExtension):
     _write_mode = WriteMode.BINARY
 
 
+class ModelSnapshot(JSONLSnapshot):
+    """One snapshot file per test, holding a reader's `Session` model (tests/model_json.py)."""
+
+    file_extension = "json"
+
+
 @pytest.fixture
 def snapshot_jsonl(snapshot):
-    """Snapshot fixture for JSONL bytes."""
+    """Snapshot fixture for JSONL bytes (a writer's output)."""
     return snapshot.use_extension(JSONLSnapshot)
+
+
+@pytest.fixture
+def snapshot_model(snapshot):
+    """Snapshot fixture for a reader's sessions rendered by `tests.support.checked_model`."""
+    return snapshot.use_extension(ModelSnapshot)
 
 
 @pytest.fixture(scope="session", autouse=True)

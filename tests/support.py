@@ -19,6 +19,7 @@ from sts.model import Session
 from sts.problems import Problem, Problems
 from sts.validation import validate_bytes
 from sts.writers import write_pi, write_sts
+from tests.model_json import render
 from tests.pi_judge import PiJudge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +87,19 @@ def write_checked(session: Session, to: str, harness: str | None = None) -> byte
     data = out.getvalue()
     assert_valid(data, to)
     return data
+
+
+def checked_model(sessions: Session | list[Session]) -> bytes:
+    """What a reader snapshot holds: the sessions' model as JSON (`tests.model_json`), once
+    every session and sub-agent has been written as both targets through the validator.
+
+    Reader tests snapshot the model, not the writers' bytes, so that a writer change touches
+    only the writer snapshots (tests/test_writers.py)."""
+    sessions = [sessions] if isinstance(sessions, Session) else sessions
+    for session in walk(sessions):
+        write_checked(session, "sts")
+        write_checked(session, "pi")
+    return render(sessions)
 
 
 def assert_valid(data: bytes, fmt: str) -> None:

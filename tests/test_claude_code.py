@@ -15,7 +15,7 @@ from sts.converters.base import Peek, ReadContext
 from sts.converters.claude_code import ClaudeCodeConverter
 from sts.model import ImagePart, Message, Session, StopReason, ThinkingPart
 from sts.problems import ConversionFailed, Problem, Problems
-from tests.support import CASES, corpus, lines, pi_view, sts_messages, write_checked
+from tests.support import CASES, checked_model, corpus, lines, pi_view, sts_messages, write_checked
 
 CC = CASES / "claude-code"
 CONVERTER = ClaudeCodeConverter()
@@ -60,10 +60,9 @@ def final_assistant_text(session: Session) -> str:
 
 
 @pytest.mark.parametrize("name", SINGLE_CASES)
-@pytest.mark.parametrize("target", ["sts", "pi"])
-def test_snapshot(name: str, target: str, snapshot_jsonl) -> None:
+def test_snapshot(name: str, snapshot_model) -> None:
     session, _ = case(name)
-    assert write_checked(session, target) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 # -- split replies, threading ---------------------------------------------------------------------

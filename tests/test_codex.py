@@ -12,7 +12,16 @@ from sts.converters.base import Peek, ReadContext
 from sts.converters.codex import CodexConverter
 from sts.model import Message, Session, StopReason, TextPart
 from sts.problems import Problem, Problems
-from tests.support import CASES, corpus, line_codes, lines, pi_view, sts_messages, write_checked
+from tests.support import (
+    CASES,
+    checked_model,
+    corpus,
+    line_codes,
+    lines,
+    pi_view,
+    sts_messages,
+    write_checked,
+)
 
 CODEX_CASES = CASES / "codex"
 CASE_FILES = sorted(p.name for p in CODEX_CASES.iterdir())
@@ -57,11 +66,10 @@ def codes(problems) -> list[str]:
 # -- snapshots: every case, both targets ----------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("name", CASE_FILES)
-def test_case_snapshot(name, target, snapshot_jsonl):
+def test_case_snapshot(name, snapshot_model):
     session, _ = read_case(name)
-    assert write_checked(session, target) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 # -- detection ------------------------------------------------------------------------------

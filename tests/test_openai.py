@@ -18,6 +18,7 @@ from sts.problems import Problems
 from tests.support import (
     CASES,
     CORPUS,
+    checked_model,
     corpus,
     line_codes,
     lines,
@@ -35,12 +36,11 @@ def read(name: str, fmt: str = "openai"):
     return read_sessions(OPENAI / name, fmt)
 
 
-@pytest.mark.parametrize("to", ["sts", "pi"])
 @pytest.mark.parametrize("case", CASE_NAMES)
-def test_snapshot(case, to, snapshot_jsonl):
+def test_snapshot(case, snapshot_model):
     sessions, _ = read(case)
     assert sessions
-    assert b"".join(write_checked(s, to) for s in sessions) == snapshot_jsonl
+    assert checked_model(sessions) == snapshot_model
 
 
 def test_messages_array_roles_parts_and_links():

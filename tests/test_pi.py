@@ -16,6 +16,7 @@ from tests.pi_compare import expected, ours
 from tests.support import (
     CASES,
     SAMPLES,
+    checked_model,
     corpus,
     line_codes,
     pi_view,
@@ -61,12 +62,11 @@ def texts(session: Session) -> list[tuple[str, str]]:
 # snapshots: every case x both targets ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.stem)
-def test_case_snapshot(path: Path, target: str, snapshot_jsonl) -> None:
+def test_case_snapshot(path: Path, snapshot_model) -> None:
     sessions, _ = read_sessions(path, "pi")
     assert len(sessions) == 1
-    assert write_checked(sessions[0], target) == snapshot_jsonl
+    assert checked_model(sessions) == snapshot_model
 
 
 # the tree and the leaf ------------------------------------------------------------------------

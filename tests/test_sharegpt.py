@@ -10,6 +10,7 @@ from sts.io import peek_file
 from sts.model import ThinkingPart
 from tests.support import (
     CASES,
+    checked_model,
     corpus,
     line_codes,
     pi_view,
@@ -27,12 +28,11 @@ def read(name: str):
     return read_sessions(SHAREGPT / name, "sharegpt")
 
 
-@pytest.mark.parametrize("to", ["sts", "pi"])
 @pytest.mark.parametrize("case", CASE_NAMES)
-def test_snapshot(case, to, snapshot_jsonl):
+def test_snapshot(case, snapshot_model):
     sessions, _ = read(case)
     assert sessions
-    assert b"".join(write_checked(s, to) for s in sessions) == snapshot_jsonl
+    assert checked_model(sessions) == snapshot_model
 
 
 def test_glaive_function_call_and_observation():

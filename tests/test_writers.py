@@ -1,8 +1,18 @@
-"""The STS and Pi writers on hand-built sessions: every model field lands where the spec says."""
+"""The STS and Pi writers on hand-built sessions and model fixtures: every model field lands
+where the spec says.
+
+The writers' snapshots live here, and only here: reader tests snapshot the model
+(`tests.support.checked_model`), so a writer change rewrites these few files, not every reader
+case's. The fixtures in tests/fixtures/model/ are models in `tests.model_json`'s rendering,
+chosen so that together they hold every role, kind, part and field the readers produce.
+"""
 
 from __future__ import annotations
 
 import base64
+from pathlib import Path
+
+import pytest
 
 from sts.model import (
     ImagePart,
@@ -15,7 +25,8 @@ from sts.model import (
     ToolCall,
     Usage,
 )
-from tests.support import lines, pi_view, sts_messages, write_checked
+from tests.model_json import load
+from tests.support import ROOT, lines, pi_view, sts_messages, walk, write_checked
 
 PNG = base64.b64encode(b"\x89PNG" + b"\0" * 2044).decode()
 
@@ -173,3 +184,23 @@ def test_empty_session_writes_header_only():
         {"type": "session", "harness": "x", "id": "empty"}
     ]
     assert len(lines(write_checked(session, "pi"))) == 1
+
+
+MODEL_FIXTURES = sorted((ROOT / "tests" / "fixtures" / "model").glob("*.json"))
+
+
+@pytest.mark.parametrize("target", ["sts", "pi"])
+@pytest.mark.parametrize("fixture", MODEL_FIXTURES, ids=lambda p: p.stem)
+def test_writer_snapshot(fixture: Path, target: str, snapshot_jsonl) -> None:
+    sessions = load(fixture.read_bytes())
+    assert b"".join(write_checked(s, target) for s in walk(sessions)) == snapshot_jsonl
+
+
+def test_real_pi_loads_the_pi_output_of_every_model_fixture() -> None:
+    """pi opens each output and its active branch is every entry we wrote, in order."""
+    outputs = [write_checked(s, "pi") for f in MODEL_FIXTURES for s in walk(load(f.read_bytes()))]
+    for data, view in zip(outputs, pi_view(*outputs), strict=True):
+        header, *entries = lines(data)
+        assert view["header"]["id"] == header["id"]
+        assert [e["id"] for e in view["branch"]] == [e["id"] for e in entries]
+        assert view["leaves"] == [entries[-1]["id"]]
