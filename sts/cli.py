@@ -407,6 +407,39 @@ def _files_to_validate(paths: tuple[str, ...]) -> Iterator[Path]:
 
 
 @main.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
+              help="The page to write (default: <first input>.html here; - for stdout).")
+@click.option("--from", "source_format", metavar="FORMAT",
+              help="Source format (see `sts formats`); detected when left out.")
+@click.option("--open", "open_page", is_flag=True, help="Open the page in a web browser.")
+@click.option("--redact", is_flag=True,
+              help="Redact the sessions and highlight every replaced span with its rule.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def view(
+    inputs: tuple[str, ...],
+    output: str | None,
+    source_format: str | None,
+    open_page: bool,
+    redact: bool,
+    quiet: bool,
+) -> None:
+    """Write one self-contained, offline HTML page showing the sessions of INPUTS.
+
+    A file gives its session's page; several files or a directory give an index of sessions
+    (sortable, filterable) with every session one click away. Exit codes: 0 all read, 1 an
+    input was skipped or had problems, 2 usage error.
+    """
+    from sts.view.cli import run_view
+
+    if source_format and source_format not in converters():
+        known = ", ".join(sorted(converters()))
+        raise click.UsageError(f"unknown source format {source_format!r} (known: {known})")
+    keep_freed_memory()
+    sys.exit(run_view(list(inputs), output, source_format, open_page, redact, quiet))
+
+
+@main.command()
 def formats() -> None:
     """List the source formats (with default harness ids) and the target formats."""
     _stdout_open()
