@@ -136,8 +136,14 @@ def pretty_arguments(arguments: Any, raw: str | None) -> str:
         return raw
     if arguments is None:
         return ""
-    if type(arguments) is str:
-        return arguments
+    if type(arguments) is str:  # a double-encoded object reads best decoded
+        try:
+            decoded = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return arguments
+        if type(decoded) not in (dict, list):
+            return arguments
+        arguments = decoded
     try:
         text = orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()
     except TypeError:

@@ -2,7 +2,7 @@
   "use strict";
   // Renders the sessions held in the page's JSON data blocks. Session text only
   // ever reaches the page through textContent / text nodes; links point at #anchors we build.
-  var BATCH = 60, LONG = 8000, CACHE = 24;
+  var BATCH = 30, LONG = 3000, CACHE = 24, KEEP = 300;
   var meta = read("meta"), CHUNK = meta.chunk;
   var heads = new Map(), chunks = new Map();
   var app = document.getElementById("app"), bar = document.getElementById("bar");
@@ -27,6 +27,7 @@
     if (chunks.size > CACHE) chunks.delete(chunks.keys().next().value);
     return c;
   }
+  function rawText(s, k) { var node = document.getElementById("c" + s + "-" + k); return node ? node.textContent.toLowerCase() : ""; }
   function msg(s, i) { var c = chunk(s, Math.floor(i / CHUNK)); return c ? c[i % CHUNK] : null; }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -68,8 +69,10 @@
     });
     if (pos < text.length) parent.appendChild(document.createTextNode(text.slice(pos)));
   }
+  var ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g; // terminal colours in tool output: shown plain
   function textBlock(cls, text, m, tag) {
     var box = el(tag || "div", cls);
+    if (text.indexOf("\u001b") >= 0) text = text.replace(ANSI, "");
     var full = query || m.f || text.length <= LONG;
     marked(box, full ? text : text.slice(0, LONG), m.f);
     if (!full) {
@@ -155,7 +158,7 @@
       if (!e.isIntersecting || !view) return;
       if (e.target === view.bottom) grow(1); else if (e.target === view.top) grow(-1);
     });
-  }, { rootMargin: "1600px 0px" });
+  }, { rootMargin: "3000px 0px" });
   function rewatch(node) { observer.unobserve(node); observer.observe(node); }
   function grow(dir) {
     var h = head(view.s), frag = document.createDocumentFragment(), i;
@@ -164,6 +167,7 @@
       var end = Math.min(h.n, view.hi + BATCH);
       for (i = view.hi; i < end; i++) { var node = renderMsg(view.s, i); if (!node) break; frag.appendChild(node); }
       view.list.appendChild(frag); view.hi = i;
+      if (view.hi - view.lo > KEEP) trim(1);
       requestAnimationFrame(function () { if (view) rewatch(view.bottom); });
     } else {
       if (view.lo <= 0) return;
@@ -172,8 +176,21 @@
       for (i = start; i < view.lo; i++) frag.appendChild(renderMsg(view.s, i));
       view.list.insertBefore(frag, anchor); view.lo = start;
       if (anchor) { var moved = anchor.getBoundingClientRect().top - before; if (moved) window.scrollBy(0, moved); }
+      if (view.hi - view.lo > KEEP) trim(-1);
       requestAnimationFrame(function () { if (view) rewatch(view.top); });
     }
+  }
+  // The page keeps at most KEEP messages: those far behind the reader are dropped (and drawn
+  // again when the reader comes back), so a session of any length scrolls like a short one.
+  function trim(dir) {
+    var list = view.list, extra = view.hi - view.lo - KEEP;
+    if (dir < 0) {
+      while (extra-- > 0 && list.lastChild) { list.lastChild.remove(); view.hi--; }
+      return;
+    }
+    var anchor = list.children[extra], before = anchor ? anchor.getBoundingClientRect().top : 0;
+    while (extra-- > 0 && list.firstChild) { list.firstChild.remove(); view.lo++; }
+    if (anchor) { var moved = anchor.getBoundingClientRect().top - before; if (moved) window.scrollBy(0, moved); }
   }
   function sessionHeader(s, h) {
     var box = el("section", "shead");
@@ -201,8 +218,8 @@
     var ol = el("ol");
     list.forEach(function (f) {
       var li = el("li");
-      li.appendChild(link("#s" + f.s + "-m" + f.m + "-f" + f.f, f.rule, "tofinding"));
-      li.appendChild(document.createTextNode(" · message " + f.m + " · "));
+      li.appendChild(link(f.m >= 0 ? "#s" + f.s + "-m" + f.m + "-f" + f.f : "#s" + f.s, f.rule, "tofinding"));
+      li.appendChild(document.createTextNode(f.m >= 0 ? " · message " + f.m + " · " : " · session header · "));
       li.appendChild(el("span", "mono", f.text));
       ol.appendChild(li);
     });
@@ -237,6 +254,21 @@
     while (i < view.lo) grow(-1);
     while (i >= view.hi) grow(1);
   }
+  // Messages above a target take their real height only once laid out: keep the target in
+  // place for a moment after a jump, unless the reader scrolls meanwhile.
+  var settling = 0;
+  function settle(node) {
+    var run = ++settling, until = performance.now() + 700;
+    (function again() {
+      if (run !== settling || !node.isConnected) return;
+      var r = node.getBoundingClientRect(), want = r.height > innerHeight ? 70 : (innerHeight - r.height) / 2;
+      if (Math.abs(r.top - want) > 4) node.scrollIntoView({ block: r.height > innerHeight ? "start" : "center" });
+      if (performance.now() < until) requestAnimationFrame(again);
+    })();
+  }
+  ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (type) {
+    window.addEventListener(type, function () { settling++; }, { passive: true, capture: true });
+  });
   function flash(node) {
     var art = node.closest(".msg") || node;
     art.classList.add("flash");
@@ -312,14 +344,17 @@
     if (!view) { filterIndex(); return; }
     rerender();
     if (!query) { counter.textContent = ""; return; }
-    var s = view.s, n = head(s).n, k = 0;
+    // A query JSON writes as it is can skip, unparsed, every block whose text lacks it.
+    var s = view.s, n = head(s).n, k = 0, raw = !/["\\<>&\u0000-\u001f\u2028\u2029]/.test(query);
     counter.textContent = "…";
     (function step() {
       if (run !== searchRun) return;
       var until = performance.now() + 12;
       while (k * CHUNK < n && performance.now() < until) {
-        var c = chunk(s, k);
-        for (var j = 0; j < c.length; j++) if (haystack(c[j]).indexOf(query) >= 0) hits.push(k * CHUNK + j);
+        if (!raw || rawText(s, k).indexOf(query) >= 0) {
+          var c = chunk(s, k);
+          for (var j = 0; j < c.length; j++) if (haystack(c[j]).indexOf(query) >= 0) hits.push(k * CHUNK + j);
+        }
         k++;
       }
       var done = k * CHUNK >= n;
@@ -337,12 +372,9 @@
   function rerender() {
     if (!view) return;
     var anchor = view.list.querySelector(".msg"), y = anchor ? anchor.getBoundingClientRect().top : 0;
-    var lo = view.lo, hi = view.hi;
-    view.list.textContent = "";
-    view.hi = lo;
     var frag = document.createDocumentFragment();
-    for (var i = lo; i < hi; i++) frag.appendChild(renderMsg(view.s, i));
-    view.list.appendChild(frag); view.hi = hi;
+    for (var i = view.lo; i < view.hi; i++) frag.appendChild(renderMsg(view.s, i));
+    view.list.replaceChildren(frag);
     var now = view.list.querySelector(".msg");
     if (now && anchor) window.scrollBy(0, now.getBoundingClientRect().top - y);
   }
@@ -369,8 +401,7 @@
     if (node) {
       var box = node.closest("details");
       while (box) { box.open = true; box = box.parentElement.closest("details"); }
-      node.scrollIntoView({ block: "center" });
-      requestAnimationFrame(function () { node.scrollIntoView({ block: "center" }); });
+      settle(node);
       flash(node);
     }
     shown = hash;
@@ -386,9 +417,15 @@
     up.type = down.type = end.type = "button"; up.title = "Previous match"; down.title = "Next match"; end.title = "Last message";
     bar.append(home, crumb, input, counter, up, down, end);
     var timer = 0;
-    input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(function () { search(input.value); }, 200); });
+    function changed() { return query !== input.value.trim().toLowerCase(); }
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { if (changed()) search(input.value); }, 250);
+    });
     input.addEventListener("keydown", function (e) {
-      if (e.key === "Enter") { e.preventDefault(); if (query !== input.value.trim().toLowerCase()) search(input.value); else next(e.shiftKey ? -1 : 1); }
+      if (e.key !== "Enter") return;
+      e.preventDefault(); clearTimeout(timer);
+      if (changed()) search(input.value); else next(e.shiftKey ? -1 : 1);
     });
     up.addEventListener("click", function () { next(-1); });
     down.addEventListener("click", function () { next(1); });
@@ -399,7 +436,7 @@
   // The first messages show while the rest of a big page is still arriving.
   if (meta.single && document.readyState === "loading" && !/^#s(?!0(-|$))/.test(location.hash)) {
     var early = /^#s0-m(\d+)/.exec(location.hash);
-    if (!early || +early[1] < CHUNK) showSession(0, null);
+    if (!early || +early[1] < CHUNK) { showSession(0, null); performance.mark("sts-first-messages"); }
   }
   function start() {
     ready = true;
@@ -407,6 +444,7 @@
     if (view && !location.hash) {
       if (findingsBySession.length) showSession(view.s, null); else rewatch(view.bottom);
     } else route(location.hash);
+    if (!performance.getEntriesByName("sts-first-messages").length) performance.mark("sts-first-messages");
     window.__stsReady = true;
   }
   // In-page links: pushed to the history (so Back returns), routed even when clicked twice.
