@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import io
 import re
 
 import orjson
+import pytest
 from click.testing import CliRunner
 
 from sts.cli import main
@@ -15,8 +17,9 @@ from sts.model import ImagePart, Message, Session, TextPart, ToolCall
 from sts.view import Mark, write_page
 from sts.view.adapter import image_source, is_injected, link_calls
 from sts.view.page import json_block
+from sts.view.redaction import marks_from_findings
 from tests.support import CASES, SAMPLES
-from tests.view_cases import HOSTILE_TEXTS, write_hostile
+from tests.view_cases import HOSTILE_TEXTS, Finding, redacted_session, write_hostile
 
 SCRIPT_TAG = re.compile(rb"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S)
 
@@ -141,3 +144,27 @@ def test_view_command_to_stdout():
     result = CliRunner().invoke(main, ["view", str(SAMPLES / "hello.sts.jsonl"), "-o", "-"])
     assert result.exit_code == 0
     assert result.stdout.startswith("<!doctype html>")
+
+
+def test_findings_become_marks_on_the_text_that_replaced_them():
+    session, findings = redacted_session()
+    assert marks_from_findings(session, findings) == [
+        Mark(0, "[REDACTED:aws-access-key]", "aws-access-key"),
+        Mark(1, "[REDACTED:bearer]", "bearer-token"),
+        Mark(2, "ghp_abcdefabcdef1234", "high-entropy (flagged)"),
+        Mark(-1, "[USER]", "home-path"),
+    ]
+
+
+def test_a_finding_whose_path_is_gone_still_lists():
+    session, _ = redacted_session()
+    marks = marks_from_findings(session, [Finding(7, "messages[7].content[0].text", 0, 3, "x")])
+    assert marks == [Mark(7, "", "x")]
+
+
+def test_redact_without_the_redaction_stage_is_a_usage_error(monkeypatch):
+    if importlib.util.find_spec("sts.redact") is not None:
+        pytest.skip("this installation has the redaction stage")
+    result = CliRunner().invoke(main, ["view", str(SAMPLES / "hello.sts.jsonl"), "--redact"])
+    assert result.exit_code == 2
+    assert "sts.redact" in result.output

@@ -63,9 +63,12 @@ def run_view(
     sources = _Inputs(inputs, source_format, quiet)
     marks: Marks | None = None
     if redact:
-        from sts.view.redaction import redaction_marks
+        from sts.view.redaction import RedactionUnavailable, redaction_marks
 
-        marks = redaction_marks()
+        try:
+            marks = redaction_marks()
+        except RedactionUnavailable as exc:
+            raise click.UsageError(str(exc)) from exc
     title = inputs[0] if len(inputs) == 1 else f"{len(inputs)} inputs"
     protected = {job.source.resolve() for job in sources.jobs if job.source is not None}
     if output == "-":

@@ -31,7 +31,8 @@ _ESCAPES = ((b"&", b"\\u0026"), (b"<", b"\\u003c"), (b">", b"\\u003e"))
 @dataclass(frozen=True)
 class Mark:
     """A span the redaction replaced: `text` (the replacement as it stands in the message at
-    index `message`) is highlighted with its `rule` and listed among the findings."""
+    index `message`, -1 for the session's own fields) is highlighted with its `rule` and listed
+    among the findings, which link to it."""
 
     message: int
     text: str
@@ -99,6 +100,7 @@ class PageWriter:
     def add(self, session: Session, source: str) -> None:
         """Write a top-level session and its sub-agents."""
         tree = list(adapter.flatten([session]))
+        marks = {id(s): list(self.marks(s)) for s, _ in tree} if self.marks is not None else {}
         numbers = {id(s): self.next_number + i for i, (s, _) in enumerate(tree)}
         self.next_number += len(tree)
         spawned: dict[int, tuple[int, int, int]] = {}
@@ -110,7 +112,8 @@ class PageWriter:
                 if call is not None and call in links.calls:
                     children[call] = numbers[id(child)]
                     spawned[id(child)] = (numbers[id(parent)], *links.calls[call])
-            self._session(parent, numbers, links, children, spawned.get(id(parent)), source)
+            self._session(parent, numbers, links, children, spawned.get(id(parent)), source,
+                          marks.get(id(parent), []))
         top = tree[0][0]
         self.index.append({
             "s": numbers[id(top)],
@@ -131,10 +134,11 @@ class PageWriter:
         children: dict[str, int],
         spawned: tuple[int, int, int] | None,
         source: str,
+        session_marks: list[Mark],
     ) -> None:
         number = numbers[id(session)]
         marks: dict[int, list[list[Any]]] = {}
-        for mark in self.marks(session) if self.marks is not None else ():
+        for mark in session_marks:
             finding = len(self.findings)
             self.findings.append(
                 {"f": finding, "s": number, "m": mark.message, "rule": mark.rule,
