@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,6 +44,19 @@ def missing() -> str | None:
     if chromium_path() is None:
         return "no chromium binary (apt-get install chromium, or tests/install-chromium)"
     return None
+
+
+def wait_until(page: Any, expression: str, timeout: float = 10.0) -> Any:
+    """Poll `expression` from outside until it is truthy (the page's CSP forbids Playwright's
+    in-page polling, which evaluates strings)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        page.wait_for_timeout(25)
 
 
 @contextmanager
