@@ -413,8 +413,9 @@ def _files_to_validate(paths: tuple[str, ...]) -> Iterator[Path]:
 @click.option("--from", "source_format", metavar="FORMAT",
               help="Source format (see `sts formats`); detected when left out.")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a web browser.")
-@click.option("--redact", is_flag=True,
-              help="Redact the sessions and highlight every replaced span with its rule.")
+@click.option("--redact", is_flag=True, help="Redact the sessions as `sts publish` does and "
+              "highlight every replaced or flagged span with its rule, listed with links.")
+@redaction_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def view(
     inputs: tuple[str, ...],
@@ -422,6 +423,11 @@ def view(
     source_format: str | None,
     open_page: bool,
     redact: bool,
+    secrets: tuple[str, ...],
+    secrets_file: str | None,
+    allowed: tuple[str, ...],
+    allowed_patterns: tuple[str, ...],
+    user_names: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Write one self-contained, offline HTML page showing the sessions of INPUTS.
@@ -435,8 +441,15 @@ def view(
     if source_format and source_format not in converters():
         known = ", ".join(sorted(converters()))
         raise click.UsageError(f"unknown source format {source_format!r} (known: {known})")
+    redaction = None
+    if redact:
+        redaction = redaction_config(
+            secrets, secrets_file, allowed, allowed_patterns, user_names
+        )
+    elif secrets or secrets_file:
+        raise click.UsageError("--secret and --secrets-file need --redact")
     keep_freed_memory()
-    sys.exit(run_view(list(inputs), output, source_format, open_page, redact, quiet))
+    sys.exit(run_view(list(inputs), output, source_format, open_page, redaction, quiet))
 
 
 @main.command()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import io
+import json
 import re
 
 import orjson
-import pytest
 from click.testing import CliRunner
 
 from sts.cli import main
@@ -162,9 +161,31 @@ def test_a_finding_whose_path_is_gone_still_lists():
     assert marks == [Mark(7, "", "x")]
 
 
-def test_redact_without_the_redaction_stage_is_a_usage_error(monkeypatch):
-    if importlib.util.find_spec("sts.redact") is not None:
-        pytest.skip("this installation has the redaction stage")
-    result = CliRunner().invoke(main, ["view", str(SAMPLES / "hello.sts.jsonl"), "--redact"])
+def test_view_redact_marks_each_replaced_secret_and_leaves_none_in_the_page(tmp_path):
+    token = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456"
+    source = tmp_path / "s.jsonl"
+    call = {"id": "c", "function": {"name": "bash",
+                                    "arguments": json.dumps({"command": f"gh auth {token}"})}}
+    lines = [
+        {"type": "session", "harness": "pi", "id": "s1"},
+        {"type": "message", "message": {"role": "user", "content": f"use {token}"}},
+        {"type": "message", "message": {"role": "assistant", "content": "", "toolCalls": [call]}},
+    ]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "s.html"
+    result = CliRunner().invoke(main, ["view", str(source), "-o", str(out), "-q", "--redact"])
+    assert result.exit_code == 0, result.output
+    page = out.read_bytes()
+    assert token.encode() not in page
+    findings = orjson.loads(re.search(rb'id="findings">(.*?)</script>', page).group(1))
+    assert [(f["m"], f["rule"], f["text"]) for f in findings] == [
+        (0, "github-token", "[REDACTED:github-token]"),
+        (1, "github-token", "[REDACTED:github-token]"),
+    ]
+
+
+def test_secret_without_redact_is_a_usage_error():
+    result = CliRunner().invoke(
+        main, ["view", str(SAMPLES / "hello.sts.jsonl"), "--secret", "x", "-o", "-"]
+    )
     assert result.exit_code == 2
-    assert "sts.redact" in result.output

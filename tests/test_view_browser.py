@@ -106,7 +106,7 @@ def test_page_shows_each_format(context, tmp_path, name, folder):
     if not sessions:
         pytest.skip(f"no converter reads {folder.name} yet")
     out = tmp_path / f"{name}.html"
-    run_view([str(folder)], str(out), None, False, False, True)
+    run_view([str(folder)], str(out), None, False, None, True)
     ARTIFACTS.mkdir(exist_ok=True)
     view = Page(context, out)
     page = view.page
@@ -166,7 +166,7 @@ def test_sub_agent_is_reachable_from_its_call(context, tmp_path):
     assert found, "the claude-code cases hold a sub-agent linked to its call"
     number, (index, position), child_number, child = found
     out = tmp_path / "agents.html"
-    run_view([str(folder)], str(out), None, False, False, True)
+    run_view([str(folder)], str(out), None, False, None, True)
     view = Page(context, out, f"#s{number}-m{index}-c{position}")
     page = view.page
     page.locator(f"#s{number}-m{index}-c{position} a.tochild").click()
@@ -182,7 +182,7 @@ def test_sub_agent_is_reachable_from_its_call(context, tmp_path):
 
 def test_hostile_session_runs_no_code(context, tmp_path):
     out = tmp_path / "evil.html"
-    run_view([str(write_hostile(tmp_path / "evil.jsonl"))], str(out), None, False, False, True)
+    run_view([str(write_hostile(tmp_path / "evil.jsonl"))], str(out), None, False, None, True)
     view = Page(context, out)
     page = view.page
     page.locator("details.reasoning summary").first.click()

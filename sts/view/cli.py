@@ -14,7 +14,9 @@ from sts.io import atomic_output
 from sts.model import Session
 from sts.pipeline import is_companion, plan_jobs
 from sts.problems import ConversionFailed, Problem
+from sts.redact import RedactionConfig
 from sts.view.page import Marks, default_output, write_page
+from sts.view.redaction import redaction_marks
 
 
 class _Inputs:
@@ -56,19 +58,13 @@ def run_view(
     output: str | None,
     source_format: str | None,
     open_page: bool,
-    redact: bool,
+    redaction: RedactionConfig | None,
     quiet: bool,
 ) -> int:
-    """Write the page; return the exit code."""
+    """Write the page (redacted, with its findings marked, when `redaction` is given); return
+    the exit code."""
     sources = _Inputs(inputs, source_format, quiet)
-    marks: Marks | None = None
-    if redact:
-        from sts.view.redaction import RedactionUnavailable, redaction_marks
-
-        try:
-            marks = redaction_marks()
-        except RedactionUnavailable as exc:
-            raise click.UsageError(str(exc)) from exc
+    marks: Marks | None = redaction_marks(redaction) if redaction is not None else None
     title = inputs[0] if len(inputs) == 1 else f"{len(inputs)} inputs"
     protected = {job.source.resolve() for job in sources.jobs if job.source is not None}
     if output == "-":

@@ -15,13 +15,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from sts.model import Session
+from sts.redact import RedactionConfig, Redactor, redact_session
 from sts.view.page import Mark, Marks
 
 _STEP = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\.([^.\[]+)")
-
-
-class RedactionUnavailable(Exception):
-    """This installation has no redaction stage (`sts.redact`)."""
 
 
 def resolve(root: Any, path: str) -> Any:
@@ -54,15 +51,9 @@ def marks_from_findings(session: Session, findings: Iterable[Any]) -> list[Mark]
     return marks
 
 
-def redaction_marks() -> Marks:
+def redaction_marks(config: RedactionConfig) -> Marks:
     """Redact each session in place as the page is written; mark what was replaced."""
-    try:
-        from sts.redact import RedactionConfig, Redactor, redact_session  # type: ignore
-    except ImportError as exc:
-        raise RedactionUnavailable(
-            "--redact needs the redaction stage (sts.redact), which this installation lacks"
-        ) from exc
-    redactor = Redactor(RedactionConfig())
+    redactor = Redactor(config)
 
     def marks(session: Session) -> list[Mark]:
         return marks_from_findings(session, redact_session(session, redactor, children=False))
