@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from sts.cli import main
 from sts.model import ImagePart, Message, Session, TextPart, ToolCall
 from sts.view import Mark, write_page
-from sts.view.adapter import image_source, is_injected, link_calls
+from sts.view.adapter import image_source, is_injected, link_calls, message_view
 from sts.view.page import json_block
 from sts.view.redaction import marks_from_findings
 from tests.support import CASES, SAMPLES
@@ -189,3 +189,19 @@ def test_secret_without_redact_is_a_usage_error():
         main, ["view", str(SAMPLES / "hello.sts.jsonl"), "--secret", "x", "-o", "-"]
     )
     assert result.exit_code == 2
+
+
+def test_typed_model_fields_reach_the_page():
+    from sts.model import MessageKind, StopReason
+
+    links = link_calls(Session("s"))
+    compaction = Message("system", [TextPart("summary")], kind=MessageKind.COMPACTION,
+                         tokens_before=120_000)
+    assert message_view(compaction, 0, links, {}) | {"p": None} == {
+        "r": "system", "k": "compaction", "tb": 120_000, "cmp": 1, "p": None}
+    aborted = Message("assistant", [TextPart("half")], stop_reason=StopReason.ABORTED,
+                      rolled_back=True)
+    view = message_view(aborted, 1, links, {})
+    assert (view["sr"], view["ab"], view["rb"]) == ("aborted", 1, 1)
+    plain = Message("system", [TextPart("be brief")], kind=MessageKind.SYSTEM)
+    assert "k" not in message_view(plain, 2, links, {})

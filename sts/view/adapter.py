@@ -45,7 +45,9 @@ def name_of(value: Any) -> str:
 
 
 def kind_of(message: Message) -> str:
-    return name_of(getattr(message, "kind", None))
+    """The message's kind as text; "" for none (and for a plain ``system`` kind)."""
+    kind = name_of(getattr(message, "kind", None))
+    return "" if kind == "system" else kind
 
 
 def stop_of(message: Message) -> str:
@@ -201,8 +203,16 @@ def message_view(
     """One message as the page's JSON: short keys, only what is set."""
     view: dict[str, Any] = {"r": message.role}
     kind = kind_of(message)
+    custom = getattr(message, "custom_type", None)
     if kind:
-        view["k"] = kind
+        view["k"] = f"{kind} · {custom}" if custom else kind
+    tokens_before = getattr(message, "tokens_before", None)
+    if tokens_before:
+        view["tb"] = tokens_before
+    if getattr(message, "rolled_back", False):
+        view["rb"] = 1
+    if getattr(message, "refusal", False):
+        view["rf"] = 1
     parts = parts_view(message)
     if parts:
         view["p"] = parts

@@ -97,12 +97,14 @@
     if (m.e) art.classList.add("e");
     if (m.cmp) art.classList.add("cmp");
     var h = el("div", "mh");
-    var who = m.cmp ? "Context compacted" : m.r === "tool" ? "Result" + (m.tn ? " · " + m.tn : "") : (ROLE[m.r] || m.r);
+    var who = m.cmp ? "Context compacted" + (m.tb ? " · " + num(m.tb) + " tokens before" : "") : m.r === "tool" ? "Result" + (m.tn ? " · " + m.tn : "") : (ROLE[m.r] || m.r);
     h.appendChild(el("span", "who", who));
     if (m.inj) h.appendChild(el("span", "badge inj", "injected context" + (m.k ? " · " + m.k : "")));
     else if (m.k && !m.cmp) h.appendChild(el("span", "badge", m.k));
     if (m.e) h.appendChild(el("span", "badge err", "error"));
     if (m.ab) h.appendChild(el("span", "badge err", "aborted"));
+    if (m.rb) h.appendChild(el("span", "badge err", "rolled back"));
+    if (m.rf) h.appendChild(el("span", "badge err", "refusal"));
     if (m.ce) h.appendChild(link("#s" + s + "-m" + m.ce[0] + "-c" + m.ce[1], "↑ call", "tocall"));
     if (m.mo) h.appendChild(el("span", "model", m.mo));
     if (m.ts) h.appendChild(el("time", "", when(m.ts)));
