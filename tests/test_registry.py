@@ -47,9 +47,12 @@ def plugins(monkeypatch):
 
 
 def test_builtins_are_registered():
-    assert set(registry.builtin_converters()) == {
-        "claude-code", "codex", "openai", "pi", "sharegpt", "sts"
-    }
+    """Every built-in loads, under its own name (none is missing or shadowed)."""
+    found = registry.builtin_converters()
+    assert len(found) == len(registry.BUILTINS)
+    assert {"claude-code", "codex", "openai", "pi", "sharegpt", "sts", "github-copilot"} <= set(
+        found
+    )
 
 
 def test_a_plugin_adds_a_format(plugins):

@@ -32,6 +32,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.codex:CodexConverter",
     "sts.converters.openai:OpenAIConverter",
     "sts.converters.sharegpt:ShareGPTConverter",
+    "sts.converters.copilot:CopilotConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".
