@@ -5,6 +5,8 @@
 - ``openai``: a JSONL of many independent OpenAI-style conversations (``{"messages", "tools"}``
   per line), the shape custom harnesses and datasets log;
 - ``sts``: one STS session;
+- ``copilot``: one GitHub Copilot CLI ``events.jsonl`` (envelopes with usage records, tool
+  start/complete events, reasoning and an inline sub-agent now and then);
 - ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling.
 
 Stdlib only; the same seed gives the same bytes. Usage::
@@ -165,6 +167,82 @@ def sts_lines(target: int, seed: int) -> Iterator[str]:
             yield line
 
 
+def copilot_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one Copilot CLI events.jsonl of about `target` bytes."""
+    text = Text(seed)
+    now = START_MS
+    counter = 0
+    parent: str | None = None
+    size = 0
+
+    def event(kind: str, data: dict, agent: str | None = None) -> str:
+        nonlocal counter, now, parent
+        counter += 1
+        now += text.random.randint(5, 900)
+        event_id = f"00000000-0000-4000-8000-{counter:012x}"
+        record = {"type": kind, "data": data, "id": event_id, "timestamp": iso(now),
+                  "parentId": parent}
+        if agent is not None:
+            record["agentId"] = agent
+        parent = event_id
+        return dumps(record)
+
+    def usage(call: str, initiator: str) -> dict:
+        return {"usage": {"model": "claude-sonnet-4.5", "inputTokens": 12000,
+                          "outputTokens": 300, "cacheReadTokens": 9000, "cacheWriteTokens": 0,
+                          "cost": 1, "duration": 2100, "initiator": initiator,
+                          "apiCallId": call, "finishReason": "tool_calls"}}
+
+    def model_call(turn: int, agent: str | None) -> list[str]:
+        call_id = f"call_{counter:08x}"
+        api = f"chatcmpl-{counter:08x}"
+        request = {"toolCallId": call_id, "name": "view", "type": "function",
+                   "arguments": {"path": f"/work/project/src/{text.random.choice(WORDS)}.py"}}
+        return [
+            event("assistant.turn_start", {"turnId": str(turn)}, agent),
+            event("session.usage_record", usage(api, "agent"), agent),
+            event("assistant.message", {
+                "messageId": f"m-{counter}", "model": "claude-sonnet-4.5",
+                "content": text.words(30), "reasoningText": text.words(60),
+                "toolRequests": [request], "turnId": str(turn), "apiCallId": api}, agent),
+            event("tool.execution_start", {"toolCallId": call_id, "toolName": "view",
+                                           "arguments": request["arguments"]}, agent),
+            event("tool.execution_complete", {
+                "toolCallId": call_id, "success": True, "model": "claude-sonnet-4.5",
+                "result": {"content": text.block(text.random.randint(300, 20000))},
+                "turnId": str(turn)}, agent),
+            event("assistant.turn_end", {"turnId": str(turn)}, agent),
+        ]
+
+    lines = [event("session.start", {
+        "sessionId": "bench-copilot", "version": 1, "producer": "copilot-agent",
+        "copilotVersion": "1.0.102", "startTime": iso(now), "selectedModel": "claude-sonnet-4.5",
+        "context": {"cwd": "/work/project", "branch": "main"}})]
+    first = True
+    while size < target:
+        lines.append(event("user.message", {"content": text.words(40), "turnId": "0",
+                                            "messageId": f"u-{counter}"}))
+        if first:
+            lines.append(event("system.message", {"role": "system",
+                                                  "content": text.block(20000)}))
+            first = False
+        rounds = text.random.randint(2, 6)
+        for turn in range(rounds):
+            lines += model_call(turn, None)
+        if text.random.random() < 0.2:  # a sub-agent, inline
+            agent = f"agent-{counter:08x}"
+            lines.append(event("user.message", {"content": text.words(20),
+                                                "source": "agent-bench-copilot"}, agent))
+            lines += model_call(0, agent)
+        lines.append(event("assistant.message", {
+            "messageId": f"m-{counter}", "model": "claude-sonnet-4.5", "content": text.words(80),
+            "toolRequests": [], "turnId": str(rounds)}))
+        for line in lines:
+            size += len(line.encode()) + 1
+            yield line
+        lines = []
+
+
 def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
     """`count` Pi sessions of about `size` bytes each in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -173,7 +251,8 @@ def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
         (directory / f"session-{index:04d}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
 
 
-GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines}
+GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines,
+              "copilot": copilot_lines}
 
 
 def main() -> None:

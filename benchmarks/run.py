@@ -2,6 +2,7 @@
 
     python benchmarks/run.py                 # 50 MB inputs, 3 runs each
     python benchmarks/run.py --size-mb 10 --runs 1
+    python benchmarks/run.py --only copilot       # one input's table only (no batch, no stream)
 
 Inputs are generated once into ``bench-out/`` (git-ignored): Claude Code and Codex sessions by
 ``../shared/bench/make_big_trace.py`` (left out, with a note, when ../shared is absent), Pi,
@@ -66,12 +67,14 @@ def sts_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "sts", "convert", *args, "-q"]
 
 
-def make_inputs(size_mb: float) -> dict[str, Path]:
-    """Generate (once) every benchmark input of about `size_mb` MB."""
+def make_inputs(size_mb: float, only: frozenset[str] = frozenset()) -> dict[str, Path]:
+    """Generate (once) every benchmark input of about `size_mb` MB (those in `only`, if given)."""
     OUT.mkdir(exist_ok=True)
     inputs: dict[str, Path] = {}
     tag = f"{size_mb:g}mb"
     for kind, fmt in (("claude-code", "claude"), ("codex", "codex")):
+        if only and kind not in only:
+            continue
         path = OUT / f"{kind}-{tag}.jsonl"
         if not SHARED_GENERATOR.exists():
             print(f"note: {SHARED_GENERATOR} not found, {kind} input left out")
@@ -80,7 +83,9 @@ def make_inputs(size_mb: float) -> dict[str, Path]:
             subprocess.run([sys.executable, str(SHARED_GENERATOR), "--format", fmt,
                             "--size-mb", str(size_mb), "-o", str(path)], check=True)
         inputs[kind] = path
-    for kind in ("pi", "openai", "sts"):
+    for kind in ("pi", "openai", "sts", "copilot"):
+        if only and kind not in only:
+            continue
         path = OUT / f"{kind}-{tag}.jsonl"
         if not path.exists():
             subprocess.run([sys.executable, str(HERE / "make_inputs.py"), kind,
@@ -221,11 +226,15 @@ def main() -> None:
     parser.add_argument("--scaling-mb", type=float, default=0,
                         help="also convert an OpenAI JSONL of this size (e.g. 1000) and a 10 MB "
                         "one, to compare peak memory")
+    parser.add_argument("--only", default="",
+                        help="comma-separated inputs to measure (claude-code, codex, pi, openai, "
+                        "sts, copilot); only their table, no batch or streaming test")
     args = parser.parse_args()
     # An installed package has its bytecode compiled (pip does it); an editable checkout run with
     # PYTHONDONTWRITEBYTECODE would compile every module at each start instead.
     compileall.compile_dir(ROOT / "sts", quiet=2)
-    inputs = make_inputs(args.size_mb)
+    only = frozenset(filter(None, args.only.split(",")))
+    inputs = make_inputs(args.size_mb, only)
     try:
         report(inputs, args)
     finally:
@@ -239,6 +248,8 @@ def report(inputs: dict[str, Path], args: argparse.Namespace) -> None:
     for name, path in inputs.items():
         for row in bench_file(name, path, args.runs):
             print(row, flush=True)
+    if args.only:
+        return
     print()
     print("| batch | jobs | median wall time | speed-up over -j 1 |")
     print("|---|---|---|---|")
