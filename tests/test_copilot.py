@@ -16,6 +16,7 @@ from sts.model import ImagePart, MediaPart, Session, TextPart
 from tests.support import (
     CASES,
     corpus,
+    detected,
     line_codes,
     pi_view,
     read_sessions,
@@ -270,6 +271,7 @@ def check_against_pi(session: Session) -> None:
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_corpus_converts_validly_and_pi_agrees(name):
+    assert detected(corpus("github-copilot", name)) == "github-copilot"
     sessions, problems = read_sessions(corpus("github-copilot", name), "github-copilot")
     assert len(sessions) == 1
     assert {p.code for p in problems} <= {"malformed-json", "unknown-record"}

@@ -315,6 +315,7 @@ CORPUS_FORMATS = {
     "claude-code": {"claude-code"},
     "codex": {"codex"},
     "pi": {"pi"},
+    "github-copilot": {"github-copilot"},
 }
 
 
