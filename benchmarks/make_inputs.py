@@ -5,6 +5,7 @@
 - ``openai``: a JSONL of many independent OpenAI-style conversations (``{"messages", "tools"}``
   per line), the shape custom harnesses and datasets log;
 - ``sts``: one STS session;
+- ``cursor``: one Cursor Agent CLI transcript (no ids, times or results; large edit inputs);
 - ``copilot``: one GitHub Copilot CLI ``events.jsonl`` (envelopes with usage records, tool
   start/complete events, reasoning and an inline sub-agent now and then);
 - ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling.
@@ -243,6 +244,31 @@ def copilot_lines(target: int, seed: int) -> Iterator[str]:
         lines = []
 
 
+def cursor_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one Cursor Agent CLI transcript of about `target` bytes."""
+    text = Text(seed)
+    size = 0
+    while size < target:
+        lines = [dumps({"role": "user", "message": {"content": [{"type": "text", "text":
+                 f"<user_query>\n{text.words(40)}\n</user_query>\n\n<context>\n"
+                 f"{text.block(2000)}\n</context>"}]}})]
+        for _ in range(text.random.randint(2, 6)):
+            path = f"src/{text.random.choice(WORDS)}.py"
+            lines.append(dumps({"role": "assistant", "message": {"content": [
+                {"type": "thinking", "thinking": text.words(60)},
+                {"type": "text", "text": text.words(30)},
+                {"type": "tool_use", "name": "read_file", "input": {"path": path}},
+                {"type": "tool_use", "name": "edit_file", "input": {
+                    "path": path, "contents": text.block(text.random.randint(300, 20000))}},
+            ]}}))
+        lines.append(dumps({"role": "assistant", "message": {"content": [
+            {"type": "text", "text": text.words(80)}]}}))
+        lines.append(dumps({"type": "turn_ended", "status": "success"}))
+        for line in lines:
+            size += len(line.encode()) + 1
+            yield line
+
+
 def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
     """`count` Pi sessions of about `size` bytes each in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -252,7 +278,7 @@ def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
 
 
 GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines,
-              "copilot": copilot_lines}
+              "copilot": copilot_lines, "cursor": cursor_lines}
 
 
 def main() -> None:

@@ -83,7 +83,7 @@ def make_inputs(size_mb: float, only: frozenset[str] = frozenset()) -> dict[str,
             subprocess.run([sys.executable, str(SHARED_GENERATOR), "--format", fmt,
                             "--size-mb", str(size_mb), "-o", str(path)], check=True)
         inputs[kind] = path
-    for kind in ("pi", "openai", "sts", "copilot"):
+    for kind in ("pi", "openai", "sts", "copilot", "cursor"):
         if only and kind not in only:
             continue
         path = OUT / f"{kind}-{tag}.jsonl"
@@ -228,7 +228,7 @@ def main() -> None:
                         "one, to compare peak memory")
     parser.add_argument("--only", default="",
                         help="comma-separated inputs to measure (claude-code, codex, pi, openai, "
-                        "sts, copilot); only their table, no batch or streaming test")
+                        "sts, copilot, cursor); only their table, no batch or streaming test")
     args = parser.parse_args()
     # An installed package has its bytecode compiled (pip does it); an editable checkout run with
     # PYTHONDONTWRITEBYTECODE would compile every module at each start instead.

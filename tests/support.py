@@ -145,3 +145,22 @@ def pi_view(*files: Path | bytes) -> list[dict[str, Any]]:
     for view in views:
         assert "error" not in view, view.get("error")
     return views
+
+
+def pi_agrees(session: Session) -> None:
+    """Both targets valid; the real pi's branch has our messages, ids of calls and results."""
+    write_checked(session, "sts")
+    view = pi_view(write_checked(session, "pi"))[0]
+    entries = [e for e in view["branch"] if e["type"] != "session_info"]
+    assert len(entries) == len(session.messages)
+    for entry, message in zip(entries, session.messages, strict=True):
+        if message.role == "system":
+            continue
+        body = entry["message"]
+        assert body["role"] == {"tool": "toolResult"}.get(message.role, message.role)
+        if message.role == "assistant":
+            calls = [b["id"] for b in body["content"] if b["type"] == "toolCall"]
+            assert calls == [c.id for c in message.tool_calls]
+        elif message.role == "tool":
+            assert body["toolCallId"] == message.tool_call_id
+            assert body["isError"] == bool(message.is_error)

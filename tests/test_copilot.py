@@ -18,7 +18,7 @@ from tests.support import (
     corpus,
     detected,
     line_codes,
-    pi_view,
+    pi_agrees,
     read_sessions,
     sts_messages,
     walk,
@@ -250,25 +250,6 @@ def test_a_folder_without_a_log_is_not_a_companion(tmp_path):
 # -- the corpus -----------------------------------------------------------------------------
 
 
-def check_against_pi(session: Session) -> None:
-    """Both targets valid; the real pi's branch has our messages, ids of calls and results."""
-    write_checked(session, "sts")
-    view = pi_view(write_checked(session, "pi"))[0]
-    entries = [e for e in view["branch"] if e["type"] != "session_info"]
-    assert len(entries) == len(session.messages)
-    for entry, message in zip(entries, session.messages, strict=True):
-        if message.role == "system":
-            continue
-        body = entry["message"]
-        assert body["role"] == {"tool": "toolResult"}.get(message.role, message.role)
-        if message.role == "assistant":
-            calls = [b["id"] for b in body["content"] if b["type"] == "toolCall"]
-            assert calls == [c.id for c in message.tool_calls]
-        elif message.role == "tool":
-            assert body["toolCallId"] == message.tool_call_id
-            assert body["isError"] == bool(message.is_error)
-
-
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_corpus_converts_validly_and_pi_agrees(name):
     assert detected(corpus("github-copilot", name)) == "github-copilot"
@@ -276,7 +257,7 @@ def test_corpus_converts_validly_and_pi_agrees(name):
     assert len(sessions) == 1
     assert {p.code for p in problems} <= {"malformed-json", "unknown-record"}
     for session in walk(sessions):
-        check_against_pi(session)
+        pi_agrees(session)
 
 
 def test_corpus_real_writer_subagent_resume_facts():

@@ -33,6 +33,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.openai:OpenAIConverter",
     "sts.converters.sharegpt:ShareGPTConverter",
     "sts.converters.copilot:CopilotConverter",
+    "sts.converters.cursor_cli:CursorCliConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".
