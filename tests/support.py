@@ -15,10 +15,11 @@ import pytest
 
 from sts.converters.base import Peek, ReadContext
 from sts.converters.registry import detect, get_converter
-from sts.model import Session
+from sts.model import ImagePart, MediaPart, Message, Session, TextPart
 from sts.problems import Problem, Problems
 from sts.validation import validate_bytes
 from sts.writers import write_pi, write_sts
+from sts.writers.common import placeholder
 from tests.model_json import render
 from tests.pi_judge import PiJudge
 
@@ -148,7 +149,8 @@ def pi_view(*files: Path | bytes) -> list[dict[str, Any]]:
 
 
 def pi_agrees(session: Session) -> None:
-    """Both targets valid; the real pi's branch has our messages, ids of calls and results."""
+    """Write both targets; the real pi's branch matches our messages one by one: roles, texts,
+    tool-call ids, the ids results answer and their error flags."""
     write_checked(session, "sts")
     view = pi_view(write_checked(session, "pi"))[0]
     entries = [e for e in view["branch"] if e["type"] != "session_info"]
@@ -164,3 +166,13 @@ def pi_agrees(session: Session) -> None:
         elif message.role == "tool":
             assert body["toolCallId"] == message.tool_call_id
             assert body["isError"] == bool(message.is_error)
+        if message.role != "tool":
+            assert pi_texts(body, message) == [
+                p.text for p in message.content if type(p) is TextPart]
+
+
+def pi_texts(body: dict[str, Any], message: Message) -> list[str]:
+    """The text blocks of a pi message, less the placeholders written for its media parts."""
+    stand_ins = {placeholder(p) for p in message.content if type(p) in (ImagePart, MediaPart)}
+    texts = [b["text"] for b in body["content"] if b["type"] == "text"]
+    return [t for t in texts if t not in stand_ins]

@@ -10,7 +10,7 @@ import pytest
 
 from sts.converters.base import Peek, ReadContext
 from sts.converters.codex import CodexConverter
-from sts.model import Message, Session, StopReason, TextPart
+from sts.model import Message, Session, StopReason
 from sts.problems import Problem, Problems
 from tests.support import (
     CASES,
@@ -18,6 +18,7 @@ from tests.support import (
     corpus,
     line_codes,
     lines,
+    pi_agrees,
     pi_view,
     sts_messages,
     write_checked,
@@ -400,34 +401,6 @@ def test_long_first_prompt_is_shortened_for_the_name():
 # -- the corpus -----------------------------------------------------------------------------
 
 
-def check_against_pi(session: Session) -> None:
-    """Write both targets; the real pi's branch matches our messages one by one."""
-    write_checked(session, "sts")
-    view = pi_view(write_checked(session, "pi"))[0]
-    entries = [e for e in view["branch"] if e["type"] != "session_info"]
-    assert len(entries) == len(session.messages)
-    for entry, message in zip(entries, session.messages, strict=True):
-        if message.role == "system":
-            continue
-        body = entry["message"]
-        assert body["role"] == {"tool": "toolResult"}.get(message.role, message.role)
-        if message.role == "assistant":
-            calls = [b["id"] for b in body["content"] if b["type"] == "toolCall"]
-            assert calls == [c.id for c in message.tool_calls]
-            assert pi_texts(body) == [p.text for p in message.content if type(p) is TextPart]
-        elif message.role == "tool":
-            assert body["toolCallId"] == message.tool_call_id
-            assert body["isError"] == bool(message.is_error)
-        else:
-            assert pi_texts(body) == [p.text for p in message.content if type(p) is TextPart]
-
-
-def pi_texts(body: dict) -> list[str]:
-    """The text blocks of a pi message, media placeholders left out."""
-    texts = [b["text"] for b in body["content"] if b["type"] == "text"]
-    return [t for t in texts if not t.startswith("[image: ")]
-
-
 def no_duplicates(session: Session) -> None:
     """No message appears twice in a row, and every tool call id is unique."""
     ids = [c.id for m in session.messages for c in m.tool_calls]
@@ -446,7 +419,7 @@ def test_corpus_converts_validly_and_pi_agrees(name):
     assert {p.code for p in problems} <= {"unknown-record", "duplicate-call-id", "orphan-result"}
     if "handmade" not in name:  # the fixture's ids are all "[trimmed for fixture]"
         no_duplicates(session)
-    check_against_pi(session)
+    pi_agrees(session)
 
 
 def test_corpus_real_0125_facts():
