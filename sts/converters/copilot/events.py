@@ -554,7 +554,8 @@ HANDLERS = {
 
 
 def attachments(value: Any) -> list[Part]:
-    """``user.message.attachments``: images with inline data, else file placeholders."""
+    """``user.message.attachments``: images with inline data, else placeholders naming the file,
+    directory or selection (``path``/``filePath``) or the GitHub item (``url``)."""
     if type(value) is not list:
         return []
     parts: list[Part] = []
@@ -564,14 +565,15 @@ def attachments(value: Any) -> list[Part]:
         kind = _str(item.get("type")) or "file"
         media_type = _str(item.get("mimeType"))
         data = item.get("data")
-        name = _str(item.get("displayName")) or _str(item.get("path"))
+        path = _str(item.get("path")) or _str(item.get("filePath"))
+        name = _str(item.get("displayName")) or path
         if media_type and media_type.startswith("image/") and type(data) is str:
             parts.append(ImagePart(media_type=media_type, data=data))
         else:
             parts.append(MediaPart(
                 kind, media_type=media_type, name=name,
                 size=base64_size(data) if type(data) is str else None,
-                url=_str(item.get("path")) or _str(item.get("url")),
+                url=path or _str(item.get("url")),
             ))
     return parts
 
