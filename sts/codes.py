@@ -107,7 +107,10 @@ _CODES = (
          "validating: STS content must be a string)"),
     Code("bad-content", E, E, "content that is neither text nor a list of blocks: left out"),
     Code("unknown-block", E, None, "an unknown content block or part type: skipped"),
-    Code("unknown-part", W, None, "an unknown content part type holding text: read as text"),
+    Code("unknown-part", W, None, "an unknown content part type: read as text when it holds "
+         "text, else kept as a placeholder ([type])"),
+    Code("misplaced-block", E, None,
+         "a content block in a turn that cannot hold it (a tool call in a user turn): skipped"),
     Code("bad-block", None, E, "a Pi content block of a type or shape not allowed there"),
     Code("unplaced-media", W, None,
          "images or media with no token in the text to place them at: added to the last message"),
@@ -127,6 +130,7 @@ _CODES = (
     Code("duplicate-call-id", W, None,
          "one tool-call id used by two calls: the later call renamed (id~2)"),
     Code("no-call-id", W, None, "a Pi tool call or result without its id"),
+    Code("tool-call-without-name", W, None, "a tool call that names no tool: named unknown"),
     Code("orphan-result", W, W, "a tool result that answers no earlier call"),
 )
 

@@ -41,6 +41,7 @@ class MessageKind(StrEnum):
     TASK_NOTIFICATION = "task_notification"
     SYNTHETIC = "synthetic"
     API_ERROR = "api_error"
+    CONTEXT_CLEARED = "context_cleared"  #: the user cleared the context (``/clear``)
     # user messages
     COMMAND = "command"
     COMMAND_PROMPT = "command_prompt"

@@ -166,8 +166,8 @@ def test_quirks_injections_chunks_attachments_and_notices():
     assert roles(session) == [
         ("system", "system_prompt"), ("user", None), ("system", "developer"),
         ("system", "injected_context"), ("assistant", None), ("tool", None), ("tool", None),
-        ("tool", None), ("system", "notification"), ("system", "compaction"),
-        ("system", "error"), ("assistant", None), ("system", "context_cleared"),
+        ("tool", None), ("system", "task_notification"), ("system", "compaction"),
+        ("system", "api_error"), ("assistant", None), ("system", "context_cleared"),
         ("user", None), ("assistant", None),
     ]
     msgs = session.messages
@@ -186,7 +186,7 @@ def test_quirks_injections_chunks_attachments_and_notices():
     assert reply.usage.input == 800  # usage_record after both chunks
     assert next(p for p in msgs[5].content if type(p) is ImagePart).media_type == "image/png"
     assert msgs[5].text == "build ok"  # result.contents when content is empty
-    assert msgs[9].extras["tokens_before"] == 52000
+    assert msgs[9].tokens_before == 52000
     assert msgs[10].error_message == "Rate limited, retrying"
     assert (msgs[11].stop_reason, msgs[11].error_message) == ("aborted", "user initiated")
     assert msgs[13].text.startswith("now lint it")  # hook.start with no user.message after it

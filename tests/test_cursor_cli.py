@@ -81,7 +81,7 @@ def test_cli_turns_wrapper_ids_and_turn_errors():
     assert shape(session) == [
         ("user", None), ("system", "injected_context"), ("assistant", None),
         ("assistant", None), ("assistant", None), ("user", None), ("assistant", None),
-        ("user", None), ("system", "error"),
+        ("user", None), ("system", "api_error"),
     ]
     prompt, context = session.messages[:2]
     assert prompt.text == "Add a --verbose flag to the CLI"  # the <user_query> wrapper removed
@@ -188,7 +188,7 @@ def test_stdin_gets_a_fixed_id():
                           capture_output=True)
     assert done.returncode == 0, done.stderr
     header = json.loads(done.stdout.split(b"\n", 1)[0])
-    assert (header["id"], header["harness"]) == ("cursor-session", "cursor-cli")
+    assert (header["id"], header["harness"]) == ("stdin", "cursor-cli")
 
 
 # -- the corpus -----------------------------------------------------------------------------

@@ -39,6 +39,7 @@ class CopilotConverter(Converter):
 
     name = FORMAT
     harness = HARNESS
+    priority = 10
     description = (
         "GitHub Copilot CLI sessions (~/.copilot/session-state/<id>/events.jsonl; legacy "
         "history-session-state/*.json)"
@@ -66,7 +67,7 @@ class CopilotConverter(Converter):
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         from sts.converters.copilot.events import read  # loaded only when used: start-up
 
-        return read(stream, context)
+        return read(stream, context, self.options(context).subagents)
 
     def is_companion(self, path: Path) -> bool:
         """Files of a session folder other than its log (``workspace.yaml``, checkpoints, ...)."""

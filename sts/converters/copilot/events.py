@@ -44,8 +44,10 @@ Every line is an envelope ``{type, data, id, timestamp, parentId, agentId?}``; t
   ``error``; ``abort`` → ``stop_reason="aborted"`` on the thread's last assistant message.
 - Older builds logged the prompt only in ``hook.start`` (``userPromptSubmitted``): that prompt is
   used when no ``user.message`` follows it.
-- Title: the last ``session.title_changed``, else ``workspace.yaml``'s ``name``, else the first
-  prompt. cwd and git from ``session.start.context`` (else ``workspace.yaml``).
+- Id: ``session.start.sessionId``, else the log's folder name, else the file stem. Title: a
+  ``workspace.yaml`` ``name`` the user gave (``user_named: true``), else the last
+  ``session.title_changed``, else the first prompt (``workspace.yaml``'s own default). cwd and
+  git from ``session.start.context`` (else ``workspace.yaml``).
 - Left out on purpose (silent): the ``hook.``, ``permission.``, ``model.``, ``skill.``,
   ``external_tool.``, ``session.`` and ``subagent.`` families not named above, turn boundaries,
   ``tool.execution_start``/progress, ``system.notification``. Any other type is reported
@@ -59,16 +61,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import ReadContext, gc_paused
-from sts.converters.chat.messages import ChatBuilder, same_reasoning
-from sts.converters.chat.parts import image_from_url
+from sts.building import ReadContext, SessionBuilder, TitleRank
+from sts.building.coerce import text_or_none as _str
+from sts.building.content import image_from_url
+from sts.building.vocabulary import stop_reason
+from sts.converters.base import gc_paused
+from sts.converters.chat.messages import same_reasoning
 from sts.converters.copilot.legacy import read_legacy
 from sts.converters.input_head import NOT_JSON, read_head, read_unclear
 from sts.lines import iter_records, loads_document
-from sts.model import ImagePart, MediaPart, Message, Part, Session, TextPart, ThinkingPart, Usage
+from sts.model import (
+    ImagePart,
+    MediaPart,
+    Message,
+    MessageKind,
+    Part,
+    Session,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+    Usage,
+    base64_size,
+)
 from sts.problems import Problems
 from sts.timestamps import iso_to_ms, to_ms
-from sts.writers.common import base64_size
 
 FORMAT = "github-copilot"
 SILENT_PREFIXES = (
@@ -86,7 +102,7 @@ CONTEXT_CLEARED = "[context cleared]"
 class Thread:
     """The main conversation or one sub-agent: its messages and what is pending in it."""
 
-    builder: ChatBuilder
+    builder: SessionBuilder
     agent_id: str | None = None
     model: str | None = None
     prompts: set[str] = field(default_factory=set)  # system prompt texts kept
@@ -104,7 +120,7 @@ class Thread:
         return self.builder.session
 
 
-def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+def read(stream: BinaryIO, context: ReadContext, subagents: bool = True) -> Iterator[Session]:
     """Yield the session of an events log, or of a legacy ``history-session-state`` JSON."""
     head = read_head(stream)
     if not head.lines:
@@ -129,7 +145,7 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
 
         records = iter_records(chain(head.lines, stream), context.problems)  # type: ignore[arg-type]
     with gc_paused():
-        log = EventLog(context)
+        log = EventLog(context, subagents)
         for lineno, record in records:
             log.event(lineno, record)
         session = log.finish()
@@ -140,25 +156,27 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
 class EventLog:
     """Reads the events of one log, in file order, into threads."""
 
-    def __init__(self, context: ReadContext) -> None:
+    def __init__(self, context: ReadContext, subagents: bool = True) -> None:
+        self.context = context
         self.problems: Problems = context.problems
         self.path = context.path
-        self.subagents = bool(context.options.get("subagents", True))
+        self.subagents = subagents
         self.main = self._thread(None)
         self.threads: dict[str, Thread] = {}
         self.agent_of_call: dict[str, str] = {}  # task call id → sub-agent id
-        self.owner: dict[str, Thread] = {}  # tool call id → thread that made it
+        self.owner: dict[str, Thread] = {}  # source tool call id → thread that made it
         self.start: dict[str, Any] | None = None
         self.start_ms: int | None = None
         self.shutdown: dict[str, Any] | None = None
         self.shutdowns = 0
         self.resumed: list[int] = []
-        self.title: str | None = None
         self.seen_event = False
 
     def _thread(self, agent_id: str | None) -> Thread:
-        session = Session(id=agent_id or "", source_format=FORMAT, harness=FORMAT)
-        return Thread(ChatBuilder(session, self.problems), agent_id)
+        key = f"agent-{agent_id}" if agent_id is not None else None
+        builder = SessionBuilder(self.context, FORMAT, FORMAT, key=key, title_from_prompt=True)
+        builder.offer_id(agent_id)
+        return Thread(builder, agent_id)
 
     # -- dispatch ---------------------------------------------------------------------------
 
@@ -223,7 +241,7 @@ class EventLog:
     def title_changed(self, thread: Thread, data: dict[str, Any], ts: int | None,
                       line: int) -> None:
         if thread is self.main:
-            self.title = _str(data.get("title")) or self.title
+            thread.builder.title(data.get("title"), TitleRank.GENERATED)
 
     def shutdown_event(self, thread: Thread, data: dict[str, Any], ts: int | None,
                        line: int) -> None:
@@ -263,14 +281,14 @@ class EventLog:
         source = data.get("source")
         message = Message("user", content, timestamp=ts, id=_str(data.get("messageId")))
         if text.lstrip().startswith(NOTIFICATION):
-            message.role, message.kind = "system", "notification"
+            message.role, message.kind = "system", MessageKind.TASK_NOTIFICATION
         elif type(source) is str and source and source != "user" and not (
             source.startswith("agent-") and thread is not self.main
         ):
-            message.role, message.kind = "system", "injected_context"
+            message.role, message.kind = "system", MessageKind.INJECTED_CONTEXT
             message.extras["source"] = source
         elif data.get("isAutopilotContinuation") is True:
-            message.role, message.kind = "system", "injected_context"
+            message.role, message.kind = "system", MessageKind.INJECTED_CONTEXT
         if not content:
             return
         thread.builder.add(message)
@@ -280,7 +298,8 @@ class EventLog:
         text = data.get("content")
         if type(text) is not str or not text or text in thread.prompts:
             return
-        kind = "developer" if data.get("role") == "developer" else "system_prompt"
+        kind = (MessageKind.DEVELOPER if data.get("role") == "developer"
+                else MessageKind.SYSTEM_PROMPT)
         message = Message("system", [TextPart(text)], timestamp=ts, kind=kind)
         if _str(data.get("name")):
             message.extras["name"] = data["name"]
@@ -371,21 +390,21 @@ class EventLog:
         if request.get("type") == "custom":
             call.extras["type"] = "custom"
         message.tool_calls.append(call)
-        self.owner[call.id] = thread
+        source_id = request.get("toolCallId")
+        self.owner[str(source_id) if source_id is not None else call.id] = thread
 
     def tool_complete(self, thread: Thread, data: dict[str, Any], ts: int | None,
                       line: int) -> None:
         self._flush_hook(thread)
         source_id = data.get("toolCallId")
-        key = str(source_id) if source_id is not None else ""
-        thread = self.owner.get(thread.builder.ids.get(key, key), thread)
-        call_id = thread.builder.result_id(source_id, None, line)
+        thread = self.owner.get(str(source_id) if source_id is not None else "", thread)
+        call_id = thread.builder.answer(source_id, None, line)
         failed = data.get("success") is False
         content = result_parts(data.get("result"))
         error = data.get("error")
         error_text = error.get("message") if type(error) is dict else error
         message = Message("tool", content, tool_call_id=call_id, timestamp=ts, is_error=failed)
-        message.tool_name = thread.builder.names.get(call_id or "") or None
+        message.tool_name = thread.builder.tool_name(call_id) or None
         if type(error_text) is str and error_text:
             if failed and not content:
                 message.content = [TextPart(error_text)]
@@ -426,16 +445,17 @@ class EventLog:
         summary = data.get("summaryContent")
         if data.get("success") is False or type(summary) is not str or not summary:
             return
-        message = Message("system", [TextPart(summary)], timestamp=ts, kind="compaction")
+        message = Message("system", [TextPart(summary)], timestamp=ts,
+                          kind=MessageKind.COMPACTION)
         before = data.get("preCompactionTokens")
         if type(before) is int:
-            message.extras["tokens_before"] = before
+            message.tokens_before = before
         thread.builder.add(message)
 
     def context_cleared(self, thread: Thread, data: dict[str, Any], ts: int | None,
                         line: int) -> None:
         thread.builder.add(Message("system", [TextPart(CONTEXT_CLEARED)], timestamp=ts,
-                                   kind="context_cleared"))
+                                   kind=MessageKind.CONTEXT_CLEARED))
         thread.prompts.clear()
 
     def session_error(self, thread: Thread, data: dict[str, Any], ts: int | None,
@@ -443,7 +463,7 @@ class EventLog:
         text = data.get("message")
         if type(text) is not str or not text:
             return
-        message = Message("system", [TextPart(text)], timestamp=ts, kind="error",
+        message = Message("system", [TextPart(text)], timestamp=ts, kind=MessageKind.API_ERROR,
                           error_message=text)
         if _str(data.get("errorType")):
             message.extras["error_type"] = data["errorType"]
@@ -451,7 +471,7 @@ class EventLog:
 
     def abort(self, thread: Thread, data: dict[str, Any], ts: int | None, line: int) -> None:
         if thread.last is not None:
-            thread.last.stop_reason = "aborted"
+            thread.last.stop_reason = StopReason.ABORTED
             reason = data.get("reason")
             if type(reason) is str and reason:
                 thread.last.error_message = reason
@@ -464,9 +484,11 @@ class EventLog:
             self._flush_hook(thread)
         if not self.seen_event:
             return None
-        session = self.main.session
+        builder = self.main.builder
+        session = builder.session
         start = self.start or {}
-        session.id = _str(start.get("sessionId")) or fallback_id(self.path)
+        builder.offer_id(start.get("sessionId"))
+        builder.offer_id(log_folder(self.path))
         session.source_version = _str(start.get("copilotVersion"))
         session.started_at = self.start_ms
         workspace = read_workspace(self.path)
@@ -478,7 +500,8 @@ class EventLog:
         if not git and workspace.get("branch"):
             git = {"branch": workspace["branch"]}
         session.git = git or None
-        session.name = self.title or workspace.get("name") or first_prompt(session)
+        if workspace.get("user_named") == "true":  # else its name is the first prompt
+            builder.title(workspace.get("name"), TitleRank.GIVEN)
         metadata = session.metadata
         for key, target in (("producer", "producer"), ("hostType", "hostType")):
             value = start.get(key, context.get(key))
@@ -496,17 +519,16 @@ class EventLog:
                 metadata["modelMetrics"] = self.shutdown["modelMetrics"]
         if self.subagents:
             self._attach_children(session)
-        return session
+        return builder.finish()
 
     def _attach_children(self, session: Session) -> None:
         links: dict[int, list[dict[str, Any]]] = {}
         parents: dict[str, Session] = {}
         for thread in self.threads.values():
-            child = thread.session
-            child.key = f"agent-{thread.agent_id}"
+            thread.builder.title(thread.info.get("agentDisplayName"), TitleRank.GIVEN)
+            child = thread.builder.finish()
             child.cwd = session.cwd
             child.source_version = session.source_version
-            child.name = thread.info.get("agentDisplayName") or first_prompt(child)
             parents[thread.agent_id or ""] = child
         for thread in self.threads.values():
             child = thread.session
@@ -629,28 +651,17 @@ def apply_usage(message: Message, usage: Usage, model: str | None, reason: str |
     if message.model is None and model is not None:
         message.model = model
     if reason is not None and message.stop_reason is None:
-        message.stop_reason = reason
+        message.stop_reason = stop_reason(reason)
 
 
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def first_prompt(session: Session) -> str | None:
-    """The first user message's text, shortened to a title."""
-    for message in session.messages:
-        if message.role == "user" and message.text:
-            text = " ".join(message.text.split())
-            return text if len(text) <= 80 else text[:79] + "…"
-    return None
-
-
-def fallback_id(path: Path | None) -> str:
-    """The session id when ``session.start`` has none: the folder of ``events.jsonl``."""
-    if path is None:
-        return "copilot-session"
-    if path.name == "events.jsonl" and path.parent.name:
+def log_folder(path: Path | None) -> str | None:
+    """The session id an ``events.jsonl`` names by its folder (``session-state/<id>/``)."""
+    if path is not None and path.name == "events.jsonl" and path.parent.name:
         return path.parent.name
-    return path.name.split(".", 1)[0] or "copilot-session"
+    return None
 
 
 def read_workspace(path: Path | None) -> dict[str, str]:
@@ -676,7 +687,3 @@ def read_workspace(path: Path | None) -> dict[str, str]:
 
 def _time(value: Any) -> int | None:
     return iso_to_ms(value) if type(value) is str else to_ms(value)
-
-
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None

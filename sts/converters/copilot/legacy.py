@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from sts.converters.base import ReadContext
+from sts.building import ReadContext
 from sts.converters.chat.messages import ChatBuilder
 from sts.model import Session
 from sts.timestamps import to_ms
@@ -25,20 +25,16 @@ TIMELINE_ROLES = {"user": "user", "copilot": "assistant"}
 def read_legacy(document: Any, context: ReadContext) -> Iterator[Session]:
     """Yield the session of a legacy document (nothing, reported, for other JSON)."""
     from sts.converters.copilot import is_legacy_document
-    from sts.converters.copilot.events import fallback_id, first_prompt
 
     if not is_legacy_document(document):
         if document is not None:
             context.problems.error(None, "unknown-record", "JSON document is not a Copilot session")
         return
-    source_id = document.get("sessionId")
-    session = Session(
-        id=source_id if type(source_id) is str and source_id else fallback_id(context.path),
-        source_format=FORMAT,
-        harness=FORMAT,
-        started_at=to_ms(document.get("startTime")),
-    )
-    builder = ChatBuilder(session, context.problems)
+    builder = ChatBuilder(context, FORMAT, FORMAT)
+    builder.title_from_prompt = True
+    builder.offer_id(document.get("sessionId"))
+    session = builder.session
+    session.started_at = to_ms(document.get("startTime"))
     for message in document["chatMessages"]:
         builder.add_openai_message(message, None)
     texts, results = timeline_times(document.get("timeline"))
@@ -50,9 +46,8 @@ def read_legacy(document: Any, context: ReadContext) -> Iterator[Session]:
             if waiting:
                 message.timestamp = waiting.pop(0)
     session.metadata["copilotFormat"] = "history-session-state"
-    session.name = first_prompt(session)
     if session.messages:
-        yield session
+        yield builder.finish()
 
 
 def timeline_times(

@@ -39,6 +39,7 @@ class CursorCliConverter(Converter):
 
     name = FORMAT
     harness = HARNESS
+    priority = 10
     description = (
         "Cursor Agent CLI transcripts "
         "(~/.cursor/projects/<cwd>/agent-transcripts/<id>/<id>.jsonl)"

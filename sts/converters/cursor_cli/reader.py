@@ -23,7 +23,7 @@
   message gets ``stop_reason="error"`` and the ``error`` text; a turn with no assistant message
   gets a system message of kind ``error`` instead.
 - No timestamps and no model in the format: none are invented (a ``message.model`` that a
-  capture wrote is kept). The session id is the file stem (``cursor-session`` on stdin); the
+  capture wrote is kept). The session id is the file stem (``stdin`` on stdin); the
   title is the ``meta.json`` title of the session (``~/.cursor/chats/*/<id>/meta.json``), else
   the first prompt; a ``%2F``-encoded project folder gives the cwd, any other project folder
   name goes to ``cursorProject`` in the header (it cannot be decoded safely).
@@ -43,13 +43,23 @@ from urllib.parse import unquote
 
 import orjson
 
-from sts.converters.base import ReadContext, gc_paused
-from sts.converters.chat.messages import ChatBuilder
-from sts.converters.chat.parts import content_parts, image_from_url
-from sts.converters.copilot.events import first_prompt
+from sts.building import ReadContext, SessionBuilder, TitleRank
+from sts.building.content import image_from_url, openai_parts
+from sts.converters.base import gc_paused
 from sts.converters.cursor_cli import FORMAT, TRANSCRIPTS_DIR, TURN_ROLES
 from sts.lines import iter_records
-from sts.model import ImagePart, MediaPart, Message, Part, Session, TextPart, ThinkingPart
+from sts.model import (
+    ImagePart,
+    MediaPart,
+    Message,
+    MessageKind,
+    Part,
+    Session,
+    StopReason,
+    TextPart,
+    ThinkingPart,
+)
+from sts.names import file_stem
 from sts.problems import Problems
 
 REDACTED = "[REDACTED]"
@@ -73,8 +83,8 @@ class Transcript:
     def __init__(self, context: ReadContext) -> None:
         self.problems: Problems = context.problems
         self.path = context.path
-        self.session = Session(id="", source_format=FORMAT, harness=FORMAT)
-        self.builder = ChatBuilder(self.session, self.problems)
+        self.builder = SessionBuilder(context, FORMAT, FORMAT, title_from_prompt=True)
+        self.session = self.builder.session
         self.turn_start = 0  # index of the first message of the current turn
 
     @property
@@ -135,11 +145,12 @@ class Transcript:
             else:
                 self.media(lineno, part, content)
         if content:
-            if role == "user":
-                self.builder.pending = []  # a new prompt: earlier calls get no result by position
+            if role == "user":  # a new prompt: earlier calls get no result by position
+                self.builder.calls.pending.clear()
             self.builder.add(Message(role, content))  # type: ignore[arg-type]
         for text in injected:
-            self.builder.add(Message("system", [TextPart(text)], kind="injected_context"))
+            self.builder.add(Message("system", [TextPart(text)],
+                                     kind=MessageKind.INJECTED_CONTEXT))
 
     def assistant(self, lineno: int, record: dict[str, Any], body: dict[str, Any],
                   parts: list[Any]) -> None:
@@ -188,22 +199,18 @@ class Transcript:
 
     def result(self, lineno: int, part: dict[str, Any]) -> None:
         source_id = part.get("tool_use_id")
-        call_id = self.builder.result_id(source_id if type(source_id) is str else None, None,
-                                         lineno)
-        content = content_parts(part.get("content"), lineno, self.problems)
-        message = Message("tool", content, tool_call_id=call_id,
-                          is_error=part.get("is_error") is True)
-        message.tool_name = self.builder.names.get(call_id or "") or None
-        self.builder.add(message)
+        content = openai_parts(part.get("content"), lineno, self.problems)
+        self.builder.result(source_id if type(source_id) is str else None, content, line=lineno,
+                            is_error=part.get("is_error") is True)
 
     def command_output(self, lineno: int, part: dict[str, Any]) -> None:
         output = part.get("output")
         text = output if type(output) is str else orjson.dumps(output).decode()
         content: list[Part] = [TextPart(text)] if text else []
-        call = self.builder.take_pending(None)
+        call = self.builder.calls.take_pending(None)
         if call is None:
             self.builder.add(Message("system", content or [TextPart("")],
-                                     kind="command_output"))
+                                     kind=MessageKind.COMMAND_OUTPUT))
             return
         self.builder.add(Message("tool", content, tool_call_id=call.id, tool_name=call.name,
                                  is_error=False))
@@ -243,14 +250,14 @@ class Transcript:
             last = next((m for m in reversed(self.messages[self.turn_start:])
                          if m.role == "assistant"), None)
             if last is not None:
-                last.stop_reason = "error"
+                last.stop_reason = StopReason.ERROR
                 last.error_message = error
             else:
                 text = error or "turn ended with an error"
-                self.builder.add(Message("system", [TextPart(text)], kind="error",
+                self.builder.add(Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
                                          error_message=error))
         self.turn_start = len(self.messages)
-        self.builder.pending = []
+        self.builder.calls.pending.clear()
 
     # -- the end ----------------------------------------------------------------------------
 
@@ -259,22 +266,19 @@ class Transcript:
         if not session.messages:
             return None
         meta = session.metadata.get("cursorSessionMeta")
-        meta_id = meta.get("session_id") if type(meta) is dict else None
-        stem = self.path.name.split(".", 1)[0] if self.path is not None else ""
-        session.id = (meta_id if type(meta_id) is str and meta_id else None) or stem or (
-            "cursor-session")
+        self.builder.offer_id(meta.get("session_id") if type(meta) is dict else None)
         project = project_folder(self.path)
         if project is not None:
             if project.startswith("%2F"):
                 session.cwd = unquote(project)
             else:
                 session.metadata["cursorProject"] = project
-        chat = chat_meta(self.path, session.id)
-        title = chat.get("title")
-        session.name = title if type(title) is str and title else first_prompt(session)
+        stem = file_stem(self.path.name) if self.path is not None else ""
+        chat = chat_meta(self.path, stem)
+        self.builder.title(chat.get("title"), TitleRank.GENERATED)
         if type(chat.get("updatedAtMs")) is int:
             session.metadata["updatedAt"] = chat["updatedAtMs"]
-        return session
+        return self.builder.finish()
 
 
 def redacted(text: str) -> bool:
