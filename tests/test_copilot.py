@@ -15,6 +15,7 @@ from sts.converters.registry import detect
 from sts.model import ImagePart, MediaPart, Session, TextPart
 from tests.support import (
     CASES,
+    checked_model,
     corpus,
     detected,
     line_codes,
@@ -50,11 +51,10 @@ def roles(session: Session) -> list[tuple[str, str | None]]:
 # -- snapshots: every case, every session, both targets ------------------------------------
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("name", CASE_FILES)
-def test_case_snapshot(name, target, snapshot_jsonl):
+def test_case_snapshot(name, snapshot_model):
     session, _ = read_case(name)
-    assert b"".join(write_checked(s, target) for s in walk([session])) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 # -- detection ------------------------------------------------------------------------------

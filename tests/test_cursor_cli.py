@@ -16,12 +16,12 @@ from sts.converters.registry import detect
 from sts.model import ImagePart, MediaPart, Session, TextPart, ThinkingPart
 from tests.support import (
     CASES,
+    checked_model,
     corpus,
     detected,
     line_codes,
     pi_agrees,
     read_sessions,
-    write_checked,
 )
 
 CASE_DIR = CASES / "cursor-cli"
@@ -48,11 +48,10 @@ def shape(session: Session) -> list[tuple[str, str | None]]:
     return [(m.role, m.kind) for m in session.messages]
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("name", CASE_FILES)
-def test_case_snapshot(name, target, snapshot_jsonl):
+def test_case_snapshot(name, snapshot_model):
     session, _ = read_case(name)
-    assert write_checked(session, target) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 @pytest.mark.parametrize("name", CASE_FILES)
