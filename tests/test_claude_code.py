@@ -487,3 +487,19 @@ def test_real_pi_loads_every_case() -> None:
     for session, view in zip(sessions, views, strict=True):
         assert view["name"] == session.name
         assert _branch_views(view["branch"]) == [_ours(m) for m in session.messages]
+
+
+def test_a_replayed_tool_use_id_is_renamed_and_results_pair_in_order() -> None:
+    """Two calls sharing toolu_1 (a replayed line): the second becomes toolu_1~2, the first
+    result answers the first call and the second the second; the output passes validation."""
+    session, problems = case("replayed-tool-use-id.jsonl")
+    assert [(p.line, p.code) for p in problems] == [(4, "duplicate-call-id")]
+    calls = [(c.id, c.arguments) for m in session.messages for c in m.tool_calls]
+    assert calls == [("toolu_1", {"command": "ls"}), ("toolu_1~2", {"command": "ls -a"})]
+    results = [(m.tool_call_id, m.tool_name, m.text) for m in session.messages if m.role == "tool"]
+    assert results == [("toolu_1", "Bash", "a.txt"), ("toolu_1~2", "Bash", ".env\na.txt")]
+    assert [m.role for m in session.messages] == [
+        "user", "assistant", "tool", "assistant", "tool", "assistant"
+    ]
+    for target in ("sts", "pi"):
+        write_checked(session, target)  # the shared validator and the real pi accept it

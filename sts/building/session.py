@@ -143,10 +143,9 @@ class SessionBuilder:
                 data = block.get("data")
                 parts.append(ThinkingPart("", data if type(data) is str else None, redacted=True))
             elif kind == "tool_use":
-                call_id = block.get("id")
                 message.tool_calls.append(
-                    self.call(call_id if type(call_id) is str else None,
-                              str(block.get("name") or ""), block.get("input"), line)
+                    self.call(block.get("id"), str(block.get("name") or ""), block.get("input"),
+                              line)
                 )
             elif kind == "image":
                 parts.append(anthropic_image(block))

@@ -90,7 +90,7 @@ class ClaudeCodeConverter(Converter):
         subagents = self.options(context).subagents
         with gc_paused():
             transcript = read_transcript(stream, context.problems)
-            session = build_main(transcript, context.problems, context.path, subagents)
+            session = build_main(transcript, context, subagents)
             del transcript  # the raw lines are no longer needed while the session is written
         if session.messages or session.children:  # else nothing: the driver reports it
             yield session

@@ -16,23 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sts.arguments import parse_arguments
+from sts.building import SessionBuilder
+from sts.building.coerce import int_or_zero
+from sts.building.content import anthropic_document, anthropic_image, anthropic_texts
 from sts.building.vocabulary import stop_reason
 from sts.converters.claude_code.harness_text import classify
 from sts.converters.claude_code.records import AGENT_TAIL, Entry, Queued
 from sts.converters.claude_code.thread import is_synthetic
 from sts.model import (
-    ImagePart,
-    MediaPart,
     Message,
     MessageKind,
     Part,
     TextPart,
-    ThinkingPart,
-    ToolCall,
     Usage,
 )
-from sts.problems import Problems
 from sts.spill import StoredText
 from sts.timestamps import to_ms
 
@@ -45,21 +42,23 @@ RELEASED: dict[str, Any] = {}
 SILENT_BLOCKS = frozenset(("fallback",))
 
 
-class Builder:
-    """Builds the messages of one thread; keeps what sub-agent linking needs."""
+class ThreadReader:
+    """Turns the lines of one thread into messages through a `SessionBuilder` (tool-call ids,
+    results paired in order); keeps what sub-agent linking needs."""
 
-    def __init__(self, problems: Problems) -> None:
-        self.problems = problems
+    def __init__(self, builder: SessionBuilder) -> None:
+        self.builder = builder
+        self.problems = builder.problems
         self.items: list[tuple[int, Message]] = []
         self.replies: dict[str, Message] = {}
-        self.call_names: dict[str, str] = {}
         self.task_prompts: list[tuple[str, str]] = []
         self.agent_calls: dict[str, str] = {}
         self.tokens_before: int | None = None
         self.summaries: set[str] = set()
 
-    def build(self, entries: list[Entry], queued: list[Queued], typed: set[str]) -> list[Message]:
-        """The thread's messages in order; `typed` holds texts that user lines already carry."""
+    def build(self, entries: list[Entry], queued: list[Queued], typed: set[str]) -> None:
+        """Put the thread's messages in order on the builder's session; `typed` holds texts that
+        user lines already carry."""
         for entry in entries:
             kind = entry.type
             if kind == "assistant":
@@ -77,7 +76,7 @@ class Builder:
                                   timestamp=to_ms(item.timestamp))
                 self.items.append((item.index, message))
         self.items.sort(key=_first)
-        return place_results([message for _, message in self.items])
+        self.builder.session.messages = place_results([message for _, message in self.items])
 
     def add(self, entry: Entry, message: Message) -> None:
         if message.timestamp is None:
@@ -117,45 +116,16 @@ class Builder:
             message.usage = merge_usage(message.usage, usage)
 
     def add_blocks(self, entry: Entry, message: Message, content: Any) -> None:
-        if type(content) is str:
-            content = [{"type": "text", "text": content}]
-        if type(content) is not list:
-            return
-        for block in content:
-            kind = block.get("type") if type(block) is dict else None
-            if kind == "text":
-                text = block.get("text")
-                if type(text) is str and text.strip():
-                    message.content.append(TextPart(text))
-            elif kind == "thinking":
-                text, signature = block.get("thinking"), block.get("signature")
-                if type(text) is str and text.strip():
-                    message.content.append(
-                        ThinkingPart(text, signature if type(signature) is str else None))
-            elif kind == "redacted_thinking":
-                data = block.get("data")
-                message.content.append(
-                    ThinkingPart("", data if type(data) is str else None, redacted=True))
-            elif kind == "tool_use":
-                self.tool_call(message, block)
-            elif kind == "image":
-                message.content.append(image_part(block))
-            elif type(kind) is not str or kind not in SILENT_BLOCKS:
-                self.problems.error(entry.line, "unknown-block",
-                                    f"unknown assistant block type {kind!r} skipped")
-
-    def tool_call(self, message: Message, block: dict[str, Any]) -> None:
-        call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
-        arguments, raw = parse_arguments(block.get("input"))
-        message.tool_calls.append(ToolCall(call_id, name, arguments, raw))
-        self.call_names[call_id] = name
-        if name in TASK_TOOLS and type(arguments) is dict:
-            prompt = arguments.get("prompt")
-            if type(prompt) is str:
-                self.task_prompts.append((prompt.strip(), call_id))
+        known = len(message.tool_calls)
+        self.builder.anthropic_blocks(message, content, entry.line, SILENT_BLOCKS)
+        for call in message.tool_calls[known:]:
+            if call.name in TASK_TOOLS and type(call.arguments) is dict:
+                prompt = call.arguments.get("prompt")
+                if type(prompt) is str:
+                    self.task_prompts.append((prompt.strip(), call.id))
 
     def synthetic(self, entry: Entry, body: dict[str, Any]) -> None:
-        text = "\n\n".join(p.text for p in _text_parts(body.get("content")))
+        text = "\n\n".join(p.text for p in anthropic_texts(body.get("content")))
         if entry.record.get("isApiErrorMessage") is True:
             message = Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
                               error_message=text)
@@ -209,12 +179,12 @@ class Builder:
         self.add(entry, message)
 
     def tool_result(self, entry: Entry, block: dict[str, Any]) -> None:
-        call_id = str(block.get("tool_use_id") or "")
-        name = self.call_names.get(call_id)
-        parts = self.result_parts(entry, block.get("content"), call_id, name in TASK_TOOLS)
+        call_id = self.builder.answer(block.get("tool_use_id"), None, entry.line)
+        name = self.builder.tool_name(call_id)
+        parts = self.result_parts(entry, block.get("content"), call_id or "", name in TASK_TOOLS)
         message = Message("tool", parts, tool_call_id=call_id, tool_name=name,
                           is_error=block.get("is_error") is True)
-        if entry.agent_id and name in TASK_TOOLS:
+        if entry.agent_id and name in TASK_TOOLS and call_id is not None:
             self.agent_calls.setdefault(entry.agent_id, call_id)
         self.add(entry, message)
 
@@ -249,15 +219,15 @@ class Builder:
                     ) -> None:
         """An image or document block of a user line or tool result; any other kind reported."""
         if kind == "image":
-            parts.append(image_part(block))
+            parts.append(anthropic_image(block))
         elif kind == "document":
-            parts.append(document_part(block))
+            parts.append(anthropic_document(block))
         else:
             self.problems.error(entry.line, "unknown-block",
                                 f"unknown {where} block type {kind!r} skipped")
 
     def compaction(self, entry: Entry, content: Any) -> None:
-        text = "\n\n".join(p.text for p in _text_parts(content))
+        text = "\n\n".join(p.text for p in anthropic_texts(content))
         if text in self.summaries:
             return
         self.summaries.add(text)
@@ -289,7 +259,7 @@ class Builder:
         if type(attachment) is not dict or attachment.get("type") != "queued_command":
             return
         prompt = attachment.get("prompt")
-        parts = [TextPart(prompt)] if type(prompt) is str else _text_parts(prompt)
+        parts = [TextPart(prompt)] if type(prompt) is str else anthropic_texts(prompt)
         if not parts:
             return
         if attachment.get("commandMode") == "task-notification":
@@ -313,7 +283,7 @@ def typed_texts(entries: list[Entry]) -> set[str]:
         if type(content) is str:
             texts.add(content.strip())
         else:
-            texts.update(p.text.strip() for p in _text_parts(content))
+            texts.update(p.text.strip() for p in anthropic_texts(content))
     return texts
 
 
@@ -340,10 +310,10 @@ def place_results(messages: list[Message]) -> list[Message]:
 def merge_usage(current: Usage | None, raw: dict[str, Any]) -> Usage:
     """The usage of a split reply: each counter's largest value over its lines."""
     usage = Usage(
-        input=_count(raw, "input_tokens"),
-        output=_count(raw, "output_tokens"),
-        cache_read=_count(raw, "cache_read_input_tokens"),
-        cache_write=_count(raw, "cache_creation_input_tokens"),
+        input=int_or_zero(raw.get("input_tokens")),
+        output=int_or_zero(raw.get("output_tokens")),
+        cache_read=int_or_zero(raw.get("cache_read_input_tokens")),
+        cache_write=int_or_zero(raw.get("cache_creation_input_tokens")),
     )
     if current is None:
         return usage
@@ -352,48 +322,6 @@ def merge_usage(current: Usage | None, raw: dict[str, Any]) -> Usage:
     current.cache_read = max(current.cache_read, usage.cache_read)
     current.cache_write = max(current.cache_write, usage.cache_write)
     return current
-
-
-def image_part(block: dict[str, Any]) -> ImagePart:
-    """An Anthropic image block (base64 or url source)."""
-    source = block.get("source")
-    if type(source) is not dict:
-        return ImagePart()
-    media_type = source.get("media_type")
-    media_type = media_type if type(media_type) is str else None
-    if source.get("type") == "url":
-        url = source.get("url")
-        return ImagePart(media_type, url=url if type(url) is str else None)
-    data = source.get("data")
-    return ImagePart(media_type, data if type(data) is str else None)
-
-
-def document_part(block: dict[str, Any]) -> MediaPart:
-    """A document block (PDF ...) as a placeholder: neither target holds the payload."""
-    source = block.get("source")
-    source = source if type(source) is dict else {}
-    data = source.get("data")
-    media_type = source.get("media_type")
-    size = len(data) * 3 // 4 if type(data) is str else None
-    title = block.get("title")
-    return MediaPart("document", media_type if type(media_type) is str else None,
-                     title if type(title) is str else None, size)
-
-
-def _text_parts(content: Any) -> list[TextPart]:
-    if type(content) is str:
-        return [TextPart(content)]
-    if type(content) is not list:
-        return []
-    return [
-        TextPart(block["text"]) for block in content
-        if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str
-    ]
-
-
-def _count(raw: dict[str, Any], key: str) -> int:
-    value = raw.get(key)
-    return value if type(value) is int else 0
 
 
 def _first(item: tuple[int, Message]) -> int:
