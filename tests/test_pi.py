@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import io
+import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from sts.building import RENAME
 from sts.converters.base import Peek, ReadContext
 from sts.converters.pi import PiConverter
 from sts.converters.sts import StsConverter
@@ -265,7 +269,7 @@ def test_empty_aborted_turns_are_dropped_partial_ones_kept() -> None:
 
 def test_orphan_calls_and_results_are_kept_never_invented() -> None:
     session, problems = case("orphan-tool-call")
-    assert problems == []
+    assert [(p.line, p.code) for p in problems] == [(4, "orphan-result")]  # reported, kept
     turn, result = session.messages[1], session.messages[2]
     assert [c.id for c in turn.tool_calls] == ["call_tests", "call_lint"]
     assert turn.tool_calls[1].arguments == {"command": "ruff check"}  # JSON text parsed
@@ -371,6 +375,12 @@ def test_reader_matches_pis_own_branch_on_corpus(name: str) -> None:
     check_against_pi(corpus("pi", name))
 
 
+def unrenamed(value: Any) -> Any:
+    """`value` (as JSON values) with tool-call ids the builder renamed (``id~2``) back to the
+    file's own: pi keeps a repeated id as it is, we rename it so that the output is valid."""
+    return json.loads(re.sub(rf'{RENAME}\d+"', '"', json.dumps(value)))
+
+
 def check_against_pi(path: Path) -> None:
     session, _ = read_one(path)
     (view,) = pi_view(path)
@@ -379,7 +389,7 @@ def check_against_pi(path: Path) -> None:
     got = [ours(m, with_id=not v1) for m in session.messages]
     assert len(got) == len(want)
     for index, (mine, theirs) in enumerate(zip(got, want, strict=True)):
-        assert mine == theirs, f"message {index}"
+        assert unrenamed(mine) == unrenamed(theirs), f"message {index}"
     assert session.name == view["name"]
     assert session.id == view["header"]["id"]
 
@@ -491,3 +501,16 @@ def test_a_message_timestamp_that_is_no_time_gives_way_to_the_entry_time(tmp_pat
     assert [m.timestamp for m in session.messages] == [1769940001000, 1769940002000, 1769940003500]
     write_checked(session, "sts")
     write_checked(session, "pi")
+
+
+def test_a_replayed_tool_call_id_is_renamed_and_results_pair_in_order() -> None:
+    """Two toolCalls sharing call_1 on the path: the second becomes call_1~2, each result
+    answers its own call, and the output passes the validator and the real pi."""
+    session, problems = case("replayed-tool-call-id")
+    assert [(p.line, p.code) for p in problems] == [(5, "duplicate-call-id")]
+    calls = [(c.id, c.arguments) for m in session.messages for c in m.tool_calls]
+    assert calls == [("call_1", {"path": "a.txt"}), ("call_1~2", {"path": "a.txt", "offset": 1})]
+    results = [(m.tool_call_id, m.text) for m in session.messages if m.role == "tool"]
+    assert results == [("call_1", "first"), ("call_1~2", "second")]
+    for target in ("sts", "pi"):
+        write_checked(session, target)

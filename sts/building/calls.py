@@ -34,7 +34,7 @@ class CallLedger:
         self.names: dict[str, str] = {}  # id written -> tool name
         self.by_source: dict[str, list[str]] = {}  # source id -> ids written, in call order
         self.unanswered: dict[str, deque[str]] = {}  # source id -> ids written awaiting a result
-        self.pending: list[ToolCall] = []  # calls without a source id, awaiting a result
+        self.pending: list[tuple[str, str]] = []  # (id, name) of id-less calls awaiting a result
         self.orphans: set[str] = set()
 
     def call(
@@ -42,9 +42,16 @@ class CallLedger:
     ) -> ToolCall:
         """A registered `ToolCall`; `positional` is its id when `source_id` is empty."""
         name = name if type(name) is str else ""
+        args, raw = parse_arguments(arguments)
+        return ToolCall(self.register(source_id, name, line, positional), name, args, raw)
+
+    def register(self, source_id: Any, name: str, line: int | None, positional: str) -> str:
+        """Register a call and return the id it is written with (for calls already built, such
+        as those a reader shares between sessions: `call` is the usual way)."""
         if source_id is None or source_id == "":
             call_id = self.unique(positional)
             source = call_id
+            self.pending.append((call_id, name))
         else:
             source = str(source_id)
             call_id = source
@@ -56,11 +63,7 @@ class CallLedger:
         self.names[call_id] = name
         self.by_source.setdefault(source, []).append(call_id)
         self.unanswered.setdefault(source, deque()).append(call_id)
-        args, raw = parse_arguments(arguments)
-        call = ToolCall(call_id, name, args, raw)
-        if source_id is None or source_id == "":
-            self.pending.append(call)
-        return call
+        return call_id
 
     def unique(self, wanted: str) -> str:
         """`wanted`, or `wanted~2`, `wanted~3`, ... when it is taken."""
@@ -80,14 +83,14 @@ class CallLedger:
             if waiting:
                 call_id = waiting.popleft()
                 if self.pending:
-                    self.pending = [c for c in self.pending if c.id != call_id]
+                    self.pending = [c for c in self.pending if c[0] != call_id]
                 return call_id
             answered = self.by_source.get(source)
             if answered:
                 return answered[-1]
-        call = self.take_pending(name)
-        if call is not None:
-            return call.id
+        call_id = self.take_pending(name)
+        if call_id is not None:
+            return call_id
         if source is None:
             self.problems.warning(line, "orphan-result", "tool result without a call to answer")
         elif source not in self.orphans:
@@ -104,13 +107,13 @@ class CallLedger:
         answered = self.by_source.get(source_id)
         return answered[-1] if answered else None
 
-    def take_pending(self, name: Any) -> ToolCall | None:
-        """The oldest waiting id-less call named `name`, else the oldest one."""
+    def take_pending(self, name: Any) -> str | None:
+        """The id of the oldest waiting id-less call named `name`, else of the oldest one."""
         if not self.pending:
             return None
-        chosen = next((c for c in self.pending if c.name == name), self.pending[0])
+        chosen = next((c for c in self.pending if c[1] == name), self.pending[0])
         self.pending.remove(chosen)
-        waiting = self.unanswered.get(chosen.id)
+        waiting = self.unanswered.get(chosen[0])
         if waiting:
-            waiting.remove(chosen.id)
-        return chosen
+            waiting.remove(chosen[0])
+        return chosen[0]

@@ -9,10 +9,12 @@ message) is filled in when the path is walked.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
-from sts.converters.base import ReadContext, gc_paused
+from sts.building import ReadContext, SessionBuilder
+from sts.building.coerce import text_or_none
+from sts.converters.base import gc_paused
 from sts.converters.pi import PiConverter
 from sts.converters.pi.messages import (
     SILENT_ENTRIES,
@@ -65,12 +67,10 @@ def build_sessions(stream: BinaryIO, context: ReadContext) -> list[Session]:
         problems.error(None, "no-header", "no Pi session header found: nothing to convert")
         return []
     if not pi_file.header["id"]:
-        stem = context.path.name.removesuffix(".jsonl") if context.path is not None else ""
-        pi_file.header["id"] = stem or "pi-session"
         problems.warning(pi_file.header_line, "no-session-id",
                          "empty session id: the session is named after the file")
-    builder = SessionBuilder(pi_file, problems)
-    return list(builder.sessions(PiConverter.Options.of(context.options).all_branches))
+    branches = Branches(pi_file, context)
+    return list(branches.sessions(PiConverter.Options.of(context.options).all_branches))
 
 
 def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
@@ -117,12 +117,12 @@ class EntryConverter:
             entry.message, entry.change = self.reader.message(record, lineno, message_id)
         elif kind == "model_change":
             entry.change = {
-                "provider": _str(record.get("provider")),
-                "model": _str(record.get("modelId")),
+                "provider": text_or_none(record.get("provider")),
+                "model": text_or_none(record.get("modelId")),
                 "api": None,
             }
         elif kind == "thinking_level_change":
-            entry.change = {"thinking_level": _str(record.get("thinkingLevel"))}
+            entry.change = {"thinking_level": text_or_none(record.get("thinkingLevel"))}
         elif kind == "custom_message":
             entry.message = self.reader.custom_entry(record, lineno, message_id)
         elif kind == "compaction":
@@ -161,23 +161,26 @@ class EntryConverter:
         return message
 
 
-class SessionBuilder:
+class Branches:
     """Turns a parsed file into the main session and, on request, one per other branch.
 
     Each entry is walked once (its message depends only on its ancestors), so entries shared
-    by several branches are reported once and shared by their sessions.
+    by several branches are reported once and shared by their sessions. Each session is put
+    together by a `SessionBuilder`, whose tool-call ledger renames a call id used twice on the
+    path (a message shared with another branch is copied, never changed).
     """
 
-    def __init__(self, pi_file: PiFile, problems: Problems) -> None:
+    def __init__(self, pi_file: PiFile, context: ReadContext) -> None:
         self.file = pi_file
         self.entries: list[Entry] = pi_file.entries
-        self.problems = problems
+        self.context = context
+        problems = self.problems = context.problems
         self.tree = Tree(pi_file, problems) if pi_file.is_tree else None
         header = pi_file.header
         self.start_state = ModelState(
-            provider=_str(header.get("provider")),
-            model=_str(header.get("modelId")),
-            thinking_level=_str(header.get("thinkingLevel")),
+            provider=text_or_none(header.get("provider")),
+            model=text_or_none(header.get("modelId")),
+            thinking_level=text_or_none(header.get("thinkingLevel")),
         )
 
     def sessions(self, all_branches: bool) -> Iterator[Session]:
@@ -221,20 +224,22 @@ class SessionBuilder:
 
     def session(self, path: list[int]) -> Session:
         header = self.file.header
-        session = Session(
-            id=header["id"],
-            name=self.file.name,
-            source_format="pi",
-            source_version=str(header.get("version", 1)),
-            harness=_str(header.get("harness")) or PiConverter.harness,
-            cwd=_str(header.get("cwd")),
-            started_at=to_ms(header.get("timestamp")),
-            metadata=header_metadata(header),
-        )
+        harness = text_or_none(header.get("harness")) or PiConverter.harness
+        builder = SessionBuilder(self.context, PiConverter.name, harness)
+        builder.offer_id(header["id"])
+        builder.title(self.file.name)
+        session = builder.session
+        session.source_version = str(header.get("version", 1))
+        session.cwd = text_or_none(header.get("cwd"))
+        session.started_at = to_ms(header.get("timestamp"))
+        session.metadata = header_metadata(header)
         self.walk(path)
         entries = self.entries
-        session.messages = [m for pos in path if (m := entries[pos].message) is not None]
-        return session
+        for pos in path:
+            message = entries[pos].message
+            if message is not None:
+                builder.add(with_ids(builder, message, entries[pos].lineno))
+        return builder.finish()
 
     def walk(self, path: list[int]) -> None:
         """Finish the path's entries not walked yet, carrying the model state down: report
@@ -286,6 +291,22 @@ class SessionBuilder:
         return None
 
 
+def with_ids(builder: SessionBuilder, message: Message, line: int) -> Message:
+    """`message` with its tool-call ids as the builder writes them: a copy when one changes (a
+    call id used again on the path, a call or result without an id), else itself."""
+    if message.tool_calls:
+        calls = message.tool_calls
+        ids = [builder.register(call.id, call.name, line) for call in calls]
+        if any(new != call.id for new, call in zip(ids, calls, strict=True)):
+            calls = [replace(c, id=new) for c, new in zip(calls, ids, strict=True)]
+            return replace(message, tool_calls=calls)
+    elif message.role == "tool":
+        call_id = builder.answer(message.tool_call_id, message.tool_name, line)
+        if call_id != message.tool_call_id:
+            return replace(message, tool_call_id=call_id)
+    return message
+
+
 def header_metadata(header: dict[str, Any]) -> dict[str, Any]:
     """Header fields with no model field (parentSession, branchedFrom, custom ones)."""
     metadata = {k: v for k, v in header.items() if k not in HEADER_KEYS}
@@ -295,5 +316,3 @@ def header_metadata(header: dict[str, Any]) -> dict[str, Any]:
     return metadata
 
 
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None
