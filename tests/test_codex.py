@@ -529,3 +529,16 @@ def test_stream_without_path_works():
     assert _message_count(session, "assistant") == 2
     assert isinstance(session.messages[0], Message)
 
+
+
+def test_two_calls_sharing_a_call_id_each_get_their_own_result():
+    """Two calls with one call_id: the second becomes call_x~2; the first output (and exit
+    code) answers the first call, the second the second; the output passes validation."""
+    session, problems = read_case("shared_call_id.jsonl")
+    assert line_codes(problems) == [(5, "duplicate-call-id")]
+    calls = [(c.id, c.arguments) for m in session.messages for c in m.tool_calls]
+    assert calls == [("call_x", {"command": ["pwd"]}), ("call_x~2", {"command": ["ls"]})]
+    results = [(m.tool_call_id, m.text, m.is_error) for m in session.messages if m.role == "tool"]
+    assert results == [("call_x", "/w", False), ("call_x~2", "ls: cannot open directory", True)]
+    for target in ("sts", "pi"):
+        write_checked(session, target)
