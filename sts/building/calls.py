@@ -9,8 +9,8 @@
 - A call without a source id gets a positional id from the builder and waits; the next result
   without an id (or whose id is unknown) takes the oldest waiting call of the same tool name,
   else the oldest waiting call.
-- A result that answers no call keeps its own id (or none) and is reported (warning
-  ``orphan-result``), once per id.
+- A result that answers no call keeps its own id (or none, or the empty one it had) and is
+  reported (warning ``orphan-result``), once per id.
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ class CallLedger:
     def answer(self, source_id: Any, name: Any, line: int | None) -> str | None:
         """The id of the call a result answers (see the module docstring); None when the result
         has no id and no call waits."""
-        source = None if source_id is None or source_id == "" else str(source_id)
-        if source is not None:
+        source = None if source_id is None else str(source_id)
+        if source:
             waiting = self.unanswered.get(source)
             if waiting:
                 call_id = waiting.popleft()
@@ -91,7 +91,7 @@ class CallLedger:
         call_id = self.take_pending(name)
         if call_id is not None:
             return call_id
-        if source is None:
+        if not source:  # None, or the empty id it came with
             self.problems.warning(line, "orphan-result", "tool result without a call to answer")
         elif source not in self.orphans:
             self.orphans.add(source)
