@@ -9,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sts.model import Message, Session, TextPart, ToolCall
 from sts.redact import RULES, RedactionConfig, Redactor, redact_session
@@ -258,3 +260,25 @@ def test_short_and_long_strings_are_searched_alike(rule):
     assert long.endswith(short)
     assert [h.rule for h in short_hits] == [h.rule for h in long_hits]
     assert rule in {h.rule for h in short_hits}
+
+
+CONTEXT_FREE = sorted(set(PLANTED) - set(CONTEXTS) - {"high-entropy", "user-secret",
+                                                      "env-value"})
+SEPARATORS = " \n\t\"'=:([{<,;|"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rule=st.sampled_from(CONTEXT_FREE),
+    before=st.text(max_size=40),
+    after=st.text(max_size=40),
+    left=st.sampled_from(SEPARATORS),
+    right=st.sampled_from(SEPARATORS),
+    pad=st.integers(0, 5000),
+)
+def test_a_planted_secret_never_survives_its_surroundings(rule, before, after, left, right, pad):
+    """Whatever text stands around a secret (past a separator), and whether the string is short
+    or long, the secret is gone."""
+    text = "x" * pad + before + left + PLANTED[rule].text + right + after
+    out, _ = redactor().text(text)
+    assert PLANTED[rule].secret not in out
