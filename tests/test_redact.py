@@ -146,6 +146,7 @@ def test_findings_point_at_the_placeholder():
         "commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c uuid 0b7c1e9e-6a53-4f4e-9c3e-1a2b3c4d5e6f",
         "tool id toolu_01M6PWVSrj68MBb6U3u8oDCX and msg_bdrk_01P75ryByUmPybsgSkdRtaZU",
         "Basic configuration of the service",
+        "a line ending in token:\nvalue_1234 on the next",
         "ssh git@github.com:owner/repo.git; write to docs@example.com",
         "https://example.com:8080/path@version",
     ],

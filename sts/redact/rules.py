@@ -54,7 +54,7 @@ RULES: tuple[Rule, ...] = (
          ("AKIA", "ASIA", "ABIA", "ACCA"), "AWS access key ids"),
     Rule(
         "aws-secret-access-key",
-        r"(?i:secret_?access_?key)[\"']?\s{0,3}[:=]\s{0,3}[\"']?"
+        r"(?i:secret_?access_?key)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
         r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         ("secret_access_key", "secretaccesskey"),
         "AWS secret access keys given with their name",
@@ -114,7 +114,7 @@ RULES: tuple[Rule, ...] = (
          anchor="literal", group=1),
     Rule(
         "basic-auth",
-        r"(?i:authorization)[\"']?\s{0,3}[:=]\s{0,3}[\"']?(?i:basic)\s+"
+        r"(?i:authorization)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?i:basic)\s+"
         r"([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])",
         ("authorization",), "HTTP Basic credentials in an Authorization header",
         anchor="literal", group=1,
@@ -127,7 +127,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "secret-assignment",
-        r"[\"']?\s{0,3}[=:]\s{0,3}[\"']?([^\s\"'`,;&|(){}\[\]<>]{8,}+)(?!\()",
+        r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?([^\s\"'`,;&|(){}\[\]<>]{8,}+)(?!\()",
         ("password", "passwd", "secret", "token", "key", "credential", "credentials"),
         "values assigned to names ending in password, secret, token, api/access/private/auth "
         "key or credentials (export X_TOKEN=..., \"password\": \"...\")",
