@@ -530,7 +530,6 @@ def test_stream_without_path_works():
     assert isinstance(session.messages[0], Message)
 
 
-
 def test_two_calls_sharing_a_call_id_each_get_their_own_result():
     """Two calls with one call_id: the second becomes call_x~2; the first output (and exit
     code) answers the first call, the second the second; the output passes validation."""
@@ -542,3 +541,27 @@ def test_two_calls_sharing_a_call_id_each_get_their_own_result():
     assert results == [("call_x", "/w", False), ("call_x~2", "ls: cannot open directory", True)]
     for target in ("sts", "pi"):
         write_checked(session, target)
+
+
+def test_legacy_instructions_are_one_system_message_not_two():
+    """The header's ``instructions`` and the ``<user_instructions>`` message repeating them are
+    one system message (issue 13 item 6); other injected context stays."""
+    session, problems = read_case("legacy_instructions_repeated.jsonl")
+    assert problems == []
+    assert roles(session) == [
+        ("system", "system_prompt"), ("system", "injected_context"), ("user", None),
+        ("assistant", None),
+    ]
+    assert session.messages[0].text == "Always run the tests.\nPrefer small diffs."
+    assert session.messages[1].text.startswith("<environment_context>")
+
+
+def test_web_search_call_with_its_own_id_and_query():
+    """A ``web_search_call`` carrying ``call_id`` and ``query`` keeps both (issue 13 item 5)."""
+    session, problems = read_case("web_search_call_id_query.jsonl")
+    assert problems == []
+    calls = [call for m in session.messages for call in m.tool_calls]
+    assert [(c.id, c.name, c.arguments) for c in calls] == [
+        ("ws_abc", "web_search", {"query": "latest python release"}),
+        ("ws_def", "web_search", {"type": "search", "query": "python 3.14 release date"}),
+    ]

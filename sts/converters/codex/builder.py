@@ -46,7 +46,7 @@ from sts.building.content import openai_parts, texts_of
 from sts.converters.base import ReadContext
 from sts.converters.codex import CodexConverter
 from sts.converters.codex import parts as P
-from sts.converters.codex.context import is_injected
+from sts.converters.codex.context import is_injected, user_instructions
 from sts.model import (
     ImagePart,
     Message,
@@ -94,6 +94,7 @@ class Rollout:
         self.problems = context.problems
         options = CodexConverter.Options.of(context.options)
         self.drop_injected = options.drop_injected
+        self.instructions: str | None = None  # the header's instructions, once written
         self.keep_rolled_back = options.keep_rolled_back
         self.messages = self.builder.messages
         self.model: str | None = None
@@ -169,9 +170,9 @@ class Rollout:
             self._call(payload, ts, "local_shell", payload.get("action"), lineno)
         elif kind == "web_search_call":
             self.search_count += 1
-            call_id = (search_id or text_or_none(payload.get("id"))
-                       or f"web_search_{self.search_count}")
-            self._call(payload, ts, "web_search", payload.get("action"), lineno, call_id)
+            call_id = (search_id or text_or_none(payload.get("call_id"))
+                       or text_or_none(payload.get("id")) or f"web_search_{self.search_count}")
+            self._call(payload, ts, "web_search", search_arguments(payload), lineno, call_id)
         elif kind == "tool_search_call":
             self._call(payload, ts, "tool_search", payload.get("arguments"), lineno)
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -260,6 +261,9 @@ class Rollout:
         run_injected = False
         for part in openai_parts(payload.get("content"), line, self.problems):
             injected = type(part) is TextPart and is_injected(part.text)
+            if (injected and self.instructions is not None
+                    and user_instructions(part.text) == self.instructions):  # type: ignore[union-attr]
+                continue  # the header's instructions again: one system message holds them
             if run and injected != run_injected:
                 self._user_run(run, run_injected, ts, payload)
                 run = []
@@ -315,6 +319,7 @@ class Rollout:
     def system_prompt(self, text: Any, ts: int | None) -> None:
         """The session's system prompt (``base_instructions``, TS/legacy ``instructions``)."""
         if type(text) is str and text:
+            self.instructions = text.strip()
             self._append(Message("system", [TextPart(text)], timestamp=ts,
                                  kind=MessageKind.SYSTEM_PROMPT))
 
@@ -435,6 +440,14 @@ class Rollout:
                     lines[1], "unknown-record",
                     f"{len(lines) - 1} more line(s) of unknown {what} skipped",
                 )
+
+
+def search_arguments(payload: dict[str, Any]) -> Any:
+    """A ``web_search_call``'s arguments: its ``action``, else its bare ``query``."""
+    action = payload.get("action")
+    if action is None and type(payload.get("query")) is str:
+        return {"query": payload["query"]}
+    return action
 
 
 def _create_time(payload: dict[str, Any]) -> int | None:

@@ -38,3 +38,12 @@ def is_injected(text: str) -> bool:
     head = trimmed[:_LONGEST_OPEN].lower()
     tail = trimmed[-_LONGEST_CLOSE:].lower()
     return any(head.startswith(open_) and tail.endswith(close) for open_, close in MARKERS)
+
+
+def user_instructions(text: str) -> str | None:
+    """The text inside a ``<user_instructions>`` fragment, stripped; None for other texts."""
+    trimmed = text.strip()
+    open_, close = "<user_instructions>", "</user_instructions>"
+    if trimmed[: len(open_)].lower() != open_ or trimmed[-len(close):].lower() != close:
+        return None
+    return trimmed[len(open_): -len(close)].strip()
