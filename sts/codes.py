@@ -132,6 +132,8 @@ _CODES = (
     Code("no-call-id", W, None, "a Pi tool call or result without its id"),
     Code("tool-call-without-name", W, None, "a tool call that names no tool: named unknown"),
     Code("orphan-result", W, W, "a tool result that answers no earlier call"),
+    Code("archived-rows", W, None, "Hermes state.db rows marked inactive (rewound or compacted) "
+         "left out"),
 )
 
 CODES: dict[str, Code] = {code.name: code for code in _CODES}

@@ -474,6 +474,28 @@ def test_hermes_export_lines():
     write_checked(full, "pi")
 
 
+def test_hermes_state_database_rows():
+    """Rows as Hermes' state.db keeps them (issue 13 item 3): tool_calls as JSON text, archived
+    rows (active 0, left after a rewind or compaction) left out and counted, multimodal content
+    behind the NUL ``json:`` sentinel decoded into parts."""
+    (session,), problems = read("hermes_state_rows.jsonl")
+    assert [(p.code, p.severity) for p in problems] == [("archived-rows", "warning")]
+    assert "2 archived row(s) (active: 0) left out" in problems[0].text
+    assert [(m.role, m.text) for m in session.messages] == [
+        ("system", "You are Hermes."), ("user", "list the repo"), ("assistant", ""),
+        ("tool", "README.md\nsrc"), ("user", "and this image?"), ("assistant", "A tiny PNG."),
+    ]
+    call_turn, result = session.messages[2:4]
+    assert [(c.id, c.name, c.arguments) for c in call_turn.tool_calls] == [
+        ("toolu_01", "terminal", {"command": "ls"})]
+    assert (result.tool_call_id, result.tool_name) == ("toolu_01", "terminal")
+    image = session.messages[4].content[1]
+    assert (type(image).__name__, image.media_type, image.data) == (
+        "ImagePart", "image/png", "iVBORw0KGgo=")
+    for target in ("sts", "pi"):
+        write_checked(session, target)
+
+
 def test_hermes_gateway_transcript_with_session_meta():
     (session,), problems = read("hermes_gateway.jsonl")
     assert problems == []

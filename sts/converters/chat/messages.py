@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from sts.building import ReadContext, SessionBuilder
 from sts.building.content import openai_parts
 from sts.building.vocabulary import stop_reason
@@ -34,6 +36,8 @@ ROLE_MAP = {
 }
 TIME_KEYS = ("timestamp", "created_at", "created")
 META_ROLE = "session_meta"
+#: Hermes' state.db stores list or object content as this prefix plus its JSON text.
+JSON_SENTINEL = "\x00json:"
 
 
 class ChatBuilder(SessionBuilder):
@@ -65,7 +69,7 @@ class ChatBuilder(SessionBuilder):
         if role is None:
             self.problems.error(line, "unknown-role", f"unknown role {source_role!r}: skipped")
             return None
-        content = openai_parts(data.get("content"), line, self.problems)
+        content = openai_parts(decode_sentinel(data.get("content")), line, self.problems)
         message = Message(role=role, content=content)
         if source_role == "developer":
             message.kind = MessageKind.DEVELOPER
@@ -102,6 +106,8 @@ class ChatBuilder(SessionBuilder):
             if refusal not in (p.text for p in message.content if type(p) is TextPart):
                 message.content.append(TextPart(refusal))
         calls = data.get("tool_calls")
+        if type(calls) is str:  # stored as JSON text (Hermes' state.db, some loggers)
+            calls = parse_json_list(calls)
         if type(calls) is list:
             for item in calls:
                 call = self.openai_tool_call(item, line)
@@ -139,6 +145,29 @@ class ChatBuilder(SessionBuilder):
             return None
         arguments = function.get("arguments", function.get("parameters", "{}"))
         return self.call(item.get("id"), function.get("name"), arguments, line)
+
+
+def decode_sentinel(content: Any) -> Any:
+    """Content stored as ``"\\x00json:" + JSON`` (Hermes' state.db) as the value it encodes;
+    any other content (and a sentinel followed by no valid JSON) as it is."""
+    if type(content) is not str or not content.startswith(JSON_SENTINEL):
+        return content
+    try:
+        return orjson.loads(content[len(JSON_SENTINEL):])
+    except orjson.JSONDecodeError:
+        return content
+
+
+def parse_json_list(text: str) -> Any:
+    """``tool_calls`` kept as JSON text: its list (an empty text or ``null`` is no calls); text
+    that holds no JSON stays text, which the caller reports."""
+    if not text.strip():
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    return value
 
 
 def split_leading_think(message: Message, problems: Problems, line: int | None) -> None:

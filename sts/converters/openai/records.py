@@ -69,8 +69,17 @@ def conversation_session(
     if type(system) is str and system:
         builder.add(Message(role="system", content=[TextPart(system)],
                             kind=MessageKind.SYSTEM_PROMPT))
+    archived = 0
+    hermes = is_hermes(record)
     for message in record["messages"]:
+        if hermes and type(message) is dict and message.get("active") in (0, False):
+            archived += 1  # kept by Hermes after a rewind or an in-place compaction
+            continue
         add_item(builder, message, line)
+    if archived:
+        builder.problems.warning(
+            line, "archived-rows", f"{archived} archived row(s) (active: 0) left out: Hermes "
+            "keeps them after a rewind or compaction, they are not part of the conversation")
     fill_session_fields(builder, record)
     attach_side_media(builder.session, record, builder.problems, line)
     return builder.finish()
