@@ -14,7 +14,7 @@ from sts.converters.registry import detect as detect_converter
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
 from sts.names import file_stem
-from sts.pipeline import keep_raw_lines, pick_converter, safe_name, unknown_format_text
+from sts.pipeline import OutputNames, keep_raw_lines, pick_converter, unknown_format_text
 from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
@@ -110,26 +110,27 @@ def convert(
     is_path = isinstance(source, (str, Path))
     stem = file_stem(Path(source).name) if is_path else "session"
     protected = Path(source).resolve() if is_path else None
+    plain = directory / f"{stem}.jsonl"
+    names = OutputNames(frozenset((plain,)))
     written: list[Path] = []
 
-    def emit(session: Session, name: str) -> None:
-        path = directory / f"{name}.jsonl"
+    def emit(session: Session, path: Path) -> None:
         if path.resolve() == protected:
             raise ValueError(f"refusing to write over the input {path}")
         write(session, path, to, harness)
         written.append(path)
         for child in session.children:
-            emit(child, f"{name}.{safe_name(child.key or child.id)}")
+            emit(child, names.derive(path, child.key or child.id))
 
-    def suffixed(session: Session, index: int) -> str:
-        return f"{stem}.{safe_name(session.key or str(index))}"
+    def suffixed(session: Session, index: int) -> Path:
+        return names.derive(plain, session.key or str(index))
 
     sessions = read(source, format, **options)
     first = next(sessions, None)
     second = next(sessions, None)
     if second is None:
         if first is not None:
-            emit(first, stem)
+            emit(first, plain)
         return written
     emit(first, suffixed(first, 1))  # type: ignore[arg-type]
     emit(second, suffixed(second, 2))

@@ -274,7 +274,10 @@ def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
                 raise _usage_error(
                     f"refusing to write over the input {job.display}: choose another -o DIR"
                 )
-    return Target("dir" if as_dir else "file", output, protected)
+    if not as_dir:
+        return Target("file", output, protected)
+    reserved = frozenset(output_path(output, job.rel) for job in jobs)
+    return Target("dir", output, protected, reserved)
 
 
 class _Report:

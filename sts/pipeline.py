@@ -9,6 +9,7 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 from __future__ import annotations
 
 import errno
+import hashlib
 import itertools
 import re
 import sys
@@ -66,6 +67,8 @@ class Target:
     mode: Literal["stdout", "file", "dir"]
     path: Path | None = None
     protected: frozenset[Path] = frozenset()
+    #: ``dir``: every input's own output path, which no session or sub-agent name may take.
+    reserved: frozenset[Path] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,34 @@ def pick_converter(peek: Peek, source_format: str | None) -> Converter | None:
     return pick(peek, source_format)
 
 
+class OutputNames:
+    """Distinct paths ``<stem>.<key>.jsonl`` for the sessions and sub-agents of one input.
+
+    The key becomes one name segment without dots, so that a derived name never equals another
+    input's derived names; one that equals an input's own output (`reserved`: ``chats.L1.jsonl``
+    beside ``chats.jsonl``'s session ``L1``) or a name given already (keys that read alike once
+    made safe, names cut to the length limit) gets ``-2``, ``-3``, ... in order: the same names
+    every run.
+    """
+
+    def __init__(self, reserved: frozenset[Path] = frozenset()) -> None:
+        self.reserved = reserved
+        self.given: set[str] = set()
+
+    def derive(self, beside: Path, key: str) -> Path:
+        """The path for the session `key` beside the output `beside`."""
+        stem = beside.name.removesuffix(OUTPUT_SUFFIX)
+        name = fitting_name(f"{stem}.{safe_name(key).replace('.', '_')}")
+        candidate = name
+        for number in itertools.count(2):
+            path = beside.with_name(candidate + OUTPUT_SUFFIX)
+            if candidate not in self.given and path not in self.reserved:
+                self.given.add(candidate)
+                return path
+            candidate = f"{name}-{number}"
+        raise AssertionError("unreachable")
+
+
 class Emitter:
     """Names and writes the sessions of one job, one session behind the converter.
 
@@ -205,6 +236,7 @@ class Emitter:
         self.count = 0
         self.resolved_dirs: dict[Path, Path] = {}
         self.redactor = redactor_for(settings.redaction)
+        self.names = OutputNames(target.reserved)
 
     def add(self, session: Session) -> None:
         self._keep_raw_lines(session)
@@ -285,16 +317,22 @@ class Emitter:
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None
-        suffix = None if index is None else safe_name(session.key or str(index))
-        return output_path(self.target.path, self.job.rel, suffix)
+        plain = output_path(self.target.path, self.job.rel)
+        if index is None:
+            return plain
+        return self.names.derive(plain, session.key or str(index))
 
     def _write_children(self, session: Session, path: Path) -> None:
-        stem = path.name.removesuffix(OUTPUT_SUFFIX)
-        for child in session.children:
-            child_path = path.with_name(f"{stem}.{safe_name(child.key or child.id)}{OUTPUT_SUFFIX}")
+        stack = [(iter(session.children), path)]  # iterative: sub-agents may nest deeply
+        while stack:
+            child = next(stack[-1][0], None)
+            if child is None:
+                stack.pop()
+                continue
+            child_path = self.names.derive(stack[-1][1], child.key or child.id)
             self._write_file(child, child_path)
             self.result.sessions += 1
-            self._write_children(child, child_path)
+            stack.append((iter(child.children), child_path))
 
     def _note_children(self, session: Session) -> None:
         count = count_children(session)
@@ -347,6 +385,21 @@ def keep_raw_lines(session: Session, problems: Problems) -> None:
 def count_children(session: Session) -> int:
     """How many sub-agent sessions hang below `session`, at any depth."""
     return sum(1 + count_children(child) for child in session.children)
+
+
+#: Bytes a file name may have (NAME_MAX), the ``.jsonl`` and a ``-N`` clash suffix left room.
+_NAME_BYTES = 255 - len(OUTPUT_SUFFIX) - 8
+
+
+def fitting_name(stem: str) -> str:
+    """`stem` when it makes a legal file name, else its head and a digest of the whole (so that
+    two long names sharing a head stay apart, the same way every run)."""
+    encoded = stem.encode("utf-8", "surrogateescape")
+    if len(encoded) <= _NAME_BYTES:
+        return stem
+    digest = hashlib.sha256(encoded).hexdigest()[:16]
+    head = encoded[: _NAME_BYTES - len(digest) - 1].decode("utf-8", "ignore")
+    return f"{head}~{digest}"
 
 
 def safe_name(text: str) -> str:

@@ -256,3 +256,71 @@ def test_symlink_loops_are_walked_once_and_never_out_of_the_tree(tmp_path):
     (tree / "sub" / "y").symlink_to("..")
     (tree / "up").symlink_to("..")
     assert [p.relative_to(tree) for p in walk(tree)] == [Path("a.jsonl"), Path("sub/b.jsonl")]
+
+
+# --- item 2: every output path of a run is its own ---------------------------------------------
+
+
+def chat(text: str) -> dict:
+    return {"messages": [{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}]}
+
+
+def written(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.jsonl"))}
+
+
+def summary_sessions(stderr: str) -> int:
+    line = next(line for line in stderr.splitlines() if "session(s) written" in line)
+    return int(line.split("sts: ")[1].split(" ")[0])
+
+
+def test_a_session_name_and_an_input_name_never_share_an_output(tmp_path):
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "chats.jsonl").write_bytes(jsonl(chat("one"), chat("two")))
+    (source / "chats.L1.jsonl").write_bytes(jsonl(chat("three")))
+    out = tmp_path / "out"
+    done = sts("convert", source, "-o", f"{out}/")
+    assert done.returncode == 0, done.stderr
+    files = written(out)
+    assert len(files) == 3 == summary_sessions(done.stderr)
+    texts = sorted(lines(data)[1]["message"]["content"] for data in files.values())
+    assert texts == ["one", "three", "two"]
+    assert sts("convert", source, "-o", f"{tmp_path / 'again'}/").returncode == 0
+    assert written(tmp_path / "again") == files  # the same names every run
+
+
+def test_sub_agent_files_whose_names_read_alike_are_all_written(tmp_path):
+    layout = Path(__file__).parent / "cases" / "claude-code" / "layout-2.1" / "project"
+    stem = "22222222-3333-4444-8555-666666666666"
+    source = tmp_path / "project"
+    (source / stem / "subagents").mkdir(parents=True)
+    (source / f"{stem}.jsonl").write_bytes((layout / f"{stem}.jsonl").read_bytes())
+    agent = (layout / stem / "subagents" / "agent-abc1234.jsonl").read_bytes()
+    for name in ("agent-x y", "agent-x_y", "agent-x\\y"):
+        (source / stem / "subagents" / f"{name}.jsonl").write_bytes(agent)
+    out = tmp_path / "out"
+    done = sts("convert", source, "-o", f"{out}/")
+    assert done.returncode == 0, done.stderr
+    files = written(out)
+    assert len(files) == 4 == summary_sessions(done.stderr), files.keys()
+
+
+def test_branch_names_cut_to_the_length_limit_stay_apart(tmp_path):
+    base = "b" * 300
+    records: list[dict] = [{"type": "session", "version": 3, "id": "s1",
+                            "timestamp": "2026-03-02T09:14:05.112Z"}]
+    stamp = "2026-03-02T09:14:05.112Z"
+    records.append({"type": "message", "id": "root", "parentId": None, "timestamp": stamp,
+                    **user("root")})
+    for leaf in ("1", "2", "3"):
+        records.append({"type": "message", "id": base + leaf, "parentId": "root",
+                        "timestamp": stamp, **user(f"branch {leaf}")})
+    source = tmp_path / "p.jsonl"
+    source.write_bytes(jsonl(*records))
+    out = tmp_path / "out"
+    done = sts("convert", source, "--all-branches", "-o", f"{out}/")
+    assert done.returncode == 0, done.stderr
+    files = written(out)
+    assert len(files) == 3, files.keys()
+    assert all(len(name.encode()) <= 255 for name in files)
