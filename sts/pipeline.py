@@ -85,6 +85,7 @@ class Job:
     rel: Path
     walked: bool = False
     unreadable: str | None = None  # a folder of the walk that could not be listed: why
+    root: Path | None = None  # the folder walked, for a walked file
 
 
 @dataclass
@@ -110,7 +111,7 @@ class JobResult:
 def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResult:
     """Convert one input; never raises for bad input (problems go into the result)."""
     result = JobResult(job.display)
-    if job.walked and job.source is not None and is_companion(job.source):
+    if job.walked and job.source is not None and is_companion(job.source, job.root):
         result.status = "companion"
         return result
     problems = Problems(job.display, settings.policy, sink)
@@ -423,7 +424,8 @@ def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:
             prefix = Path(path.resolve().name) if several else Path()
             unreadable: list[tuple[Path, str]] = []
             for file in walk(path, unreadable):
-                jobs.append(Job(file, str(file), prefix / file.relative_to(path), walked=True))
+                jobs.append(Job(file, str(file), prefix / file.relative_to(path), walked=True,
+                                root=path))
             jobs += [Job(folder, str(folder), prefix / folder.relative_to(path), unreadable=why)
                      for folder, why in unreadable]
         else:
@@ -497,9 +499,10 @@ def _listing(folder: Path, unreadable: list[tuple[Path, str]] | None) -> list[Pa
         return []
 
 
-def is_companion(path: Path) -> bool:
-    """True when some converter reads `path` as part of another file's session."""
-    return any(converter.is_companion(path) for converter in converters().values())
+def is_companion(path: Path, root: Path | None = None) -> bool:
+    """True when some converter reads `path` as part of another file's session converted in
+    the same run (its main session inside `root`, the folder walked)."""
+    return any(converter.is_companion(path, root) for converter in converters().values())
 
 
 def run_jobs(

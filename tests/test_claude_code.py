@@ -356,7 +356,9 @@ def test_cli_no_subagents(tmp_path: Path) -> None:
                                            "--no-subagents", "--to", "pi"])
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in out.rglob("*") if p.is_file())
-    assert written == ["33333333-4444-4555-8666-777777777777.jsonl"]
+    # agent-0badf00d belongs to a session that is not there: no main session claims it, so it
+    # is converted as a session of its own (issue 12), sub-agents or not
+    assert written == ["33333333-4444-4555-8666-777777777777.jsonl", "agent-0badf00d.jsonl"]
 
 
 # -- the corpus --

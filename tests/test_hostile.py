@@ -324,3 +324,79 @@ def test_branch_names_cut_to_the_length_limit_stay_apart(tmp_path):
     files = written(out)
     assert len(files) == 3, files.keys()
     assert all(len(name.encode()) <= 255 for name in files)
+
+
+# --- item 3 and 8: sub-agent files are converted, never passed over ---------------------------
+
+CC = Path(__file__).parent / "cases" / "claude-code"
+MAIN_20 = "33333333-4444-4555-8666-777777777777"
+MAIN_21 = "22222222-3333-4444-8555-666666666666"
+
+
+def messages_of(data: bytes) -> list[dict]:
+    return [line for line in lines(data)[1:] if line.get("type") == "message"]
+
+
+def test_an_agent_file_no_main_session_claims_is_its_own_session(tmp_path):
+    source = tmp_path / "project"
+    source.mkdir()
+    agent = (CC / "layout-2.0" / "project" / "agent-deadbeef.jsonl").read_bytes()
+    (source / "agent-deadbeef.jsonl").write_bytes(agent.replace(MAIN_20.encode(), b"orphan-id"))
+    (source / "other.jsonl").write_bytes(
+        (CC / "layout-2.1" / "project" / f"{MAIN_21}.jsonl").read_bytes())
+    out = tmp_path / "out"
+    done = sts("convert", source, "-o", f"{out}/")
+    assert done.returncode == 0, done.stderr
+    files = written(out)
+    assert set(files) == {"agent-deadbeef.jsonl", "other.jsonl"}
+    assert messages_of(files["agent-deadbeef.jsonl"])
+
+
+def test_a_subagents_folder_given_alone_is_converted(tmp_path):
+    folder = CC / "layout-2.1" / "project" / MAIN_21 / "subagents"
+    out = tmp_path / "out"
+    done = sts("convert", folder, "-o", f"{out}/")
+    assert done.returncode == 0, done.stderr
+    assert "agent-abc1234.jsonl" in written(out)
+
+
+@pytest.mark.parametrize("agent", [
+    CC / "layout-2.1" / "project" / MAIN_21 / "subagents" / "agent-abc1234.jsonl",
+    CC / "layout-2.0" / "project" / "agent-deadbeef.jsonl",
+])
+def test_an_agent_file_converted_alone_is_one_whole_session(agent, tmp_path):
+    done = sts("convert", agent)
+    assert done.returncode == 0, done.stderr
+    header = lines(done.stdout)[0]
+    assert header["id"] == agent.name.removeprefix("agent-").removesuffix(".jsonl")
+    assert messages_of(done.stdout) and "subagents" not in header
+    out = tmp_path / "out"
+    assert sts("convert", agent, "-o", f"{out}/").returncode == 0
+    assert list(written(out)) == [agent.name]
+
+
+def test_an_unreadable_sub_agent_file_fails_only_itself(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sts.cli import main
+
+    source = tmp_path / "project"
+    source.mkdir()
+    for file in (CC / "layout-2.0" / "project").iterdir():
+        (source / file.name).write_bytes(file.read_bytes())
+    (source / "agent-feedface.jsonl").write_bytes((source / "agent-deadbeef.jsonl").read_bytes())
+    real_open = Path.open
+
+    def open_(self, *args, **kwargs):  # chmod 000 does not stop root: refuse as the kernel would
+        if self.name == "agent-deadbeef.jsonl" and self.parent == source:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["convert", str(source / f"{MAIN_20}.jsonl"),
+                                       "-o", f"{out}/"])
+    assert result.exit_code == 1, result.output
+    assert "agent-deadbeef.jsonl" in result.output and "Permission denied" in result.output
+    names = set(written(out))
+    assert names == {f"{MAIN_20}.jsonl", f"{MAIN_20}.agent-feedface.jsonl"}

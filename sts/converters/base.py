@@ -153,8 +153,10 @@ class Converter:
         """Yield the sessions in `stream`, reporting problems to `context.problems`."""
         raise NotImplementedError
 
-    def is_companion(self, path: Path) -> bool:
-        """True when `path` is part of another input's session (a sub-agent file, say).
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
+        """True when `path` is part of another input's session (a sub-agent file, say) that is
+        converted in the same run: when `root` (the folder walked) is given, that session's
+        file lies inside it.
 
         Directory walks skip such files; their main session's converter reads them itself.
         """

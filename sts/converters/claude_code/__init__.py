@@ -95,7 +95,7 @@ class ClaudeCodeConverter(Converter):
         if session.messages or session.children:  # else nothing: the driver reports it
             yield session
 
-    def is_companion(self, path: Path) -> bool:
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
         from sts.converters.claude_code.subagents import is_companion
 
-        return is_companion(path)
+        return is_companion(path, root)

@@ -13,6 +13,7 @@ from sts.converters.claude_code.subagents import (
     agent_files,
     agent_id_of,
     inline_sidechains,
+    is_agent_file,
     meta_tool_use_id,
 )
 from sts.converters.claude_code.thread import main_thread
@@ -21,18 +22,31 @@ from sts.problems import Problems
 
 
 def build_main(transcript: Transcript, context: ReadContext, subagents: bool) -> Session:
-    """The main session of a transcript, with its sub-agents as children when asked."""
+    """The main session of a transcript, with its sub-agents as children when asked.
+
+    A sub-agent's own file read as the input (``agent-<id>.jsonl``, or a file of sidechain lines
+    only) is a session of its own: its sidechain is the thread, its id the agent's.
+    """
     problems = context.problems
+    path = context.path
     main = [e for e in transcript.entries if not e.sidechain]
+    agent = agent_id_of(path) if path is not None and is_agent_file(path) else None
+    alone = agent is not None or not main
+    if alone:
+        main = transcript.entries
     builder = _builder(transcript, context)
+    builder.offer_id(agent)
     builder.offer_id(transcript.session_id)
+    if agent is not None and transcript.session_id:
+        builder.session.metadata["parentSessionId"] = transcript.session_id
+        builder.session.metadata["agentId"] = agent
     reader = ThreadReader(builder)
     typed = typed_texts(transcript.entries) if transcript.queued else set()
     reader.build(main_thread(main, problems), transcript.queued, typed)
     offer_titles(builder, transcript)
     session = builder.finish()
-    if subagents:
-        _add_children(session, transcript, reader, problems, context.path)
+    if subagents and not alone:
+        _add_children(session, transcript, reader, problems, path)
     return session
 
 
@@ -76,8 +90,13 @@ def _add_children(
             agent_id = agent_id_of(agent_file)
             child_problems = Problems(str(agent_file), problems.policy, problems.sink,
                                       problems.problems, problems.kept)
-            with agent_file.open("rb") as stream:
-                child_transcript = read_transcript(stream, child_problems)
+            try:
+                with agent_file.open("rb") as stream:
+                    child_transcript = read_transcript(stream, child_problems)
+            except OSError as exc:  # the rest of the session is still converted
+                child_problems.error(None, "io-error",
+                                     f"sub-agent file not read: {exc.strerror or exc}")
+                continue
             child = _child(child_transcript, child_transcript.entries,
                            ReadContext(child_problems, agent_file), f"agent-{agent_id}", agent_id)
             call_id = calls.get(agent_id) or meta_tool_use_id(agent_file)

@@ -22,6 +22,8 @@ AGENT_PREFIX = "agent-"
 COMPACT_PREFIX = "agent-acompact-"
 COMPANION_DIRS = frozenset(("subagents", "tool-results"))
 HEAD_LINES = 20
+#: The session id of an agent file whose head cannot be read.
+UNREADABLE = "\0unreadable"
 
 
 def is_agent_file(path: Path) -> bool:
@@ -30,33 +32,70 @@ def is_agent_file(path: Path) -> bool:
     return name.startswith(AGENT_PREFIX) and name.endswith((".jsonl", ".meta.json"))
 
 
-def is_companion(path: Path) -> bool:
+def is_companion(path: Path, root: Path | None = None) -> bool:
     """True for files read through their main session: agent files and a session's folders.
 
-    An agent file counts only where a main session can reach it (a 2.1.x ``subagents`` folder
-    beside its session file, or 2.0.x session files beside it), so that a folder of agent files
-    alone is still converted rather than passed over.
+    A file counts only where a main session that claims it is converted in the same run: a
+    2.1.x ``subagents`` folder beside its session file (inside `root`, the folder being walked,
+    when given), or a 2.0.x session file beside it whose ``sessionId`` the agent file carries.
+    Any other agent file is converted as a session of its own, never passed over.
     """
-    if is_agent_file(path):
-        return _has_main_session(path)
+    if path.name.startswith(AGENT_PREFIX) and path.name.endswith(".meta.json"):
+        return path.with_name(path.name.removesuffix(".meta.json") + ".jsonl").is_file()
+    if is_agent_file(path) and path.parent.name != "subagents":
+        return _session_of(path) in _main_sessions(path.parent)
     parent = path.parent
     while parent.name:
         session_dir = parent.parent
-        if parent.name in COMPANION_DIRS and session_dir.with_name(
-            session_dir.name + ".jsonl"
-        ).is_file():
-            return True
+        if parent.name in COMPANION_DIRS and session_dir.name:
+            main = session_dir.with_name(session_dir.name + ".jsonl")
+            if main.is_file():
+                return root is None or main.resolve().is_relative_to(root.resolve())
         parent = parent.parent
     return False
 
 
-def _has_main_session(path: Path) -> bool:
-    folder = path.parent
-    if folder.name == "subagents":
-        return folder.parent.with_name(folder.parent.name + ".jsonl").is_file()
-    return any(
-        sibling.suffix == ".jsonl" and not is_agent_file(sibling) for sibling in folder.iterdir()
-    )
+#: Per folder (with its mtime): agent files by the session id they carry, and the session ids
+#: of its main session files. Each file's head is read once per run, however many sessions
+#: share the folder (a 2.0.x project folder holds sessions and four times as many agents).
+_AGENTS: dict[Path, tuple[int, dict[str | None, list[Path]]]] = {}
+_MAINS: dict[Path, tuple[int, set[str | None]]] = {}
+
+
+def _folder_stamp(folder: Path) -> int:
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _agents_by_session(folder: Path) -> dict[str | None, list[Path]]:
+    stamp = _folder_stamp(folder)
+    cached = _AGENTS.get(folder)
+    if cached is None or cached[0] != stamp:
+        found: dict[str | None, list[Path]] = {}
+        for sibling in sorted(folder.glob("agent-*.jsonl")):
+            if _is_task_agent(sibling):
+                found.setdefault(_session_of(sibling), []).append(sibling)
+        cached = _AGENTS[folder] = (stamp, found)
+    return cached[1]
+
+
+def _main_sessions(folder: Path) -> set[str | None]:
+    stamp = _folder_stamp(folder)
+    cached = _MAINS.get(folder)
+    if cached is None or cached[0] != stamp:
+        ids: set[str | None] = set()
+        try:
+            siblings = sorted(folder.iterdir())
+        except OSError:
+            siblings = []
+        for sibling in siblings:
+            if sibling.suffix == ".jsonl" and not is_agent_file(sibling) and sibling.is_file():
+                ids.add(_session_of(sibling))
+        ids.difference_update((None, UNREADABLE))
+        cached = _MAINS[folder] = (stamp, ids)
+    return cached[1]
 
 
 def agent_id_of(path: Path) -> str:
@@ -70,10 +109,10 @@ def agent_files(path: Path, session_id: str | None) -> list[Path]:
     folder = path.parent / path.name.removesuffix(".jsonl") / "subagents"
     if folder.is_dir():
         found.extend(p for p in sorted(folder.glob("agent-*.jsonl")) if _is_task_agent(p))
-    if session_id is not None:
-        for sibling in sorted(path.parent.glob("agent-*.jsonl")):
-            if _is_task_agent(sibling) and _session_of(sibling) == session_id:
-                found.append(sibling)
+    if session_id is not None and not is_agent_file(path):
+        agents = _agents_by_session(path.parent)
+        # an agent file that cannot be read may be this session's: reading it reports it
+        found.extend(sorted((*agents.get(session_id, ()), *agents.get(UNREADABLE, ()))))
     return found
 
 
@@ -121,5 +160,5 @@ def _session_of(path: Path) -> str | None:
                 if type(session) is str:
                     return session
     except OSError:
-        return None
+        return UNREADABLE
     return None
