@@ -9,7 +9,9 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
+import inspect
 import itertools
 import re
 import sys
@@ -502,7 +504,18 @@ def _listing(folder: Path, unreadable: list[tuple[Path, str]] | None) -> list[Pa
 def is_companion(path: Path, root: Path | None = None) -> bool:
     """True when some converter reads `path` as part of another file's session converted in
     the same run (its main session inside `root`, the folder walked)."""
-    return any(converter.is_companion(path, root) for converter in converters().values())
+    return any(
+        converter.is_companion(path, root) if _takes_root(type(converter))
+        else converter.is_companion(path)
+        for converter in converters().values()
+    )
+
+
+@functools.cache
+def _takes_root(kind: type) -> bool:
+    """Whether a converter's `is_companion` takes the walked folder (older ones take the path
+    only)."""
+    return "root" in inspect.signature(kind.is_companion).parameters
 
 
 def run_jobs(
