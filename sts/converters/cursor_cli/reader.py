@@ -207,13 +207,13 @@ class Transcript:
         output = part.get("output")
         text = output if type(output) is str else orjson.dumps(output).decode()
         content: list[Part] = [TextPart(text)] if text else []
-        call = self.builder.calls.take_pending(None)
-        if call is None:
+        call_id = self.builder.calls.take_pending(None)
+        if call_id is None:
             self.builder.add(Message("system", content or [TextPart("")],
                                      kind=MessageKind.COMMAND_OUTPUT))
             return
-        self.builder.add(Message("tool", content, tool_call_id=call.id, tool_name=call.name,
-                                 is_error=False))
+        self.builder.add(Message("tool", content, tool_call_id=call_id,
+                                 tool_name=self.builder.tool_name(call_id), is_error=False))
 
     def media(self, lineno: int, part: Any, content: list[Part]) -> None:
         """An image, or a placeholder for any other part (reported)."""
