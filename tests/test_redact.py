@@ -283,3 +283,18 @@ def test_a_planted_secret_never_survives_its_surroundings(rule, before, after, l
     text = "x" * pad + before + left + PLANTED[rule].text + right + after
     out, _ = redactor().text(text)
     assert PLANTED[rule].secret not in out
+
+
+def test_the_report_groups_home_paths_per_file_and_value():
+    home = PLANTED["home-path"].text
+    token = PLANTED["npm-token"].text
+    session = Session("s", [Message("user", [TextPart(f"cd {home}/a && ls {home}/b")]),
+                            Message("user", [TextPart(f"cat {home}/c, {token}")])])
+    findings = redact_session(session, redactor())
+    for finding in findings:
+        finding.file, finding.line = "data/x.jsonl", 2 + (finding.message or 0)
+    document = report(findings)
+    assert document["byRule"] == {"home-path": 3, "npm-token": 1}
+    assert [f["rule"] for f in document["findings"]] == ["npm-token"]
+    (group,) = document["grouped"]
+    assert (group["rule"], group["count"], group["lines"]) == ("home-path", 3, [2, 3])

@@ -1,4 +1,7 @@
-"""The redaction report: one JSON document listing every finding, never a secret."""
+"""The redaction report: one JSON document listing every finding, never a secret.
+
+Secrets, e-mails and flagged strings are listed one by one (`findings`); home-path and
+user-name replacements once per file and value (`grouped`: count and first lines)."""
 
 from __future__ import annotations
 
@@ -14,12 +17,31 @@ from sts.redact.rules import RULES
 from sts.redact.walk import Finding
 
 REPORT_VERSION = 1
+#: Rules whose replacements are listed once per file and value (with a count and the lines):
+#: a home path can stand in every tool call of every session.
+GROUPED = frozenset(("home-path", "user-name"))
+MAX_LINES = 20
 
 
 def report(findings: Iterable[Finding], **extra: Any) -> dict[str, Any]:
-    """The report document: counts by action and rule, then each finding."""
+    """The report document: counts by action and rule, each finding, and the grouped ones."""
     findings = list(findings)
     by_rule = Counter(f.rule for f in findings)
+    groups: dict[tuple[str | None, str, str], dict[str, Any]] = {}
+    for finding in findings:
+        if finding.rule not in GROUPED:
+            continue
+        key = (finding.file, finding.rule, finding.fingerprint)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {
+                "file": finding.file, "rule": finding.rule, "fingerprint": finding.fingerprint,
+                "preview": finding.preview, "count": 0, "lines": [],
+            }
+        group["count"] += 1
+        lines = group["lines"]
+        if finding.line is not None and len(lines) < MAX_LINES and finding.line not in lines:
+            lines.append(finding.line)
     return {
         "version": REPORT_VERSION,
         "redacted": sum(f.action == "redacted" for f in findings),
@@ -27,7 +49,8 @@ def report(findings: Iterable[Finding], **extra: Any) -> dict[str, Any]:
         "byRule": dict(sorted(by_rule.items())),
         "rules": {rule.name: rule.description for rule in RULES},
         **extra,
-        "findings": [f.to_json() for f in findings],
+        "findings": [f.to_json() for f in findings if f.rule not in GROUPED],
+        "grouped": list(groups.values()),
     }
 
 
