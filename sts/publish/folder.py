@@ -32,7 +32,7 @@ from sts import spill
 from sts.converters.base import ReadContext
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import ImagePart, MediaPart, Session, TextPart
-from sts.pipeline import UsageError, pick_converter, plan_jobs, safe_name
+from sts.pipeline import UsageError, is_companion, pick_converter, plan_jobs, safe_name
 from sts.problems import Problem, Problems
 from sts.publish.card import dataset_card
 from sts.publish.shape import stats
@@ -157,8 +157,8 @@ class _Publisher:
         for job in jobs:
             if job.source is None:
                 raise UsageError("publish reads files and folders, not stdin")
-            if job.walked and _is_companion(job.source):
-                continue
+            if job.walked and is_companion(job.source, job.root):
+                continue  # read with the session that claims it (a sub-agent file)
             self.read(job.source, job.display)
             spill.reset()
 
@@ -243,12 +243,6 @@ class _Publisher:
         if self.redactor is not None:
             label, _ = self.redactor.text(label)
         return label
-
-
-def _is_companion(path: Path) -> bool:
-    from sts.pipeline import is_companion
-
-    return is_companion(path)
 
 
 def prepare(session: Session, drop_images: bool, max_tool_output: int | None) -> None:
