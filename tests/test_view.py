@@ -15,6 +15,7 @@ from sts.cli import main
 from sts.model import ImagePart, Message, Session, TextPart, ToolCall
 from sts.view import Mark, write_page
 from sts.view.adapter import image_source, is_injected, link_calls, message_view
+from sts.view.cli import run_view
 from sts.view.page import json_block
 from sts.view.redaction import marks_from_findings
 from tests.support import CASES, SAMPLES
@@ -205,3 +206,11 @@ def test_typed_model_fields_reach_the_page():
     assert (view["sr"], view["ab"], view["rb"]) == ("aborted", 1, 1)
     plain = Message("system", [TextPart("be brief")], kind=MessageKind.SYSTEM)
     assert "k" not in message_view(plain, 2, links, {})
+
+
+def test_open_hands_the_page_to_the_browser(tmp_path, monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", opened.append)
+    out = tmp_path / "hello.html"
+    assert run_view([str(SAMPLES / "hello.sts.jsonl")], str(out), None, True, None, True) == 0
+    assert opened == [out.resolve().as_uri()]

@@ -167,8 +167,9 @@ def test_sub_agent_is_reachable_from_its_call(context, tmp_path):
     number, (index, position), child_number, child = found
     out = tmp_path / "agents.html"
     run_view([str(folder)], str(out), None, False, None, True)
-    view = Page(context, out, f"#s{number}-m{index}-c{position}")
+    view = Page(context, out, f"#s{number}-m{index}-c{position}")  # a deep link
     page = view.page
+    assert view.in_view(f"#s{number}-m{index}-c{position}")
     page.locator(f"#s{number}-m{index}-c{position} a.tochild").click()
     assert page.evaluate("location.hash") == f"#s{child_number}"
     assert page.locator(".msg").count() == min(len(child.messages), 60)
@@ -217,3 +218,31 @@ def test_findings_list_links_to_each_highlighted_span(context, tmp_path):
     assert page.locator("#f1").evaluate("e => e.closest('.call') !== null")
     page.screenshot(path=str(ARTIFACTS / "view-redaction.png"))
     assert view.close() == []
+
+
+def test_index_sorts_and_filters(context, tmp_path):
+    folder = CASES / "codex"
+    sessions = [session for _, session in _sessions(folder)]
+    out = tmp_path / "codex.html"
+    run_view([str(folder)], str(out), None, False, None, True)
+    view = Page(context, out)
+    page = view.page
+
+    def column(index: int) -> list[str]:
+        return page.evaluate(
+            "i => [...document.querySelectorAll('tbody tr:not([hidden])')]"
+            ".map(r => r.children[i].textContent)", index)
+
+    page.click("th[data-key=n]")  # most messages first
+    counts = [int(c.replace(",", "")) for c in column(3)]
+    assert counts == sorted((len(s.messages) for s in sessions), reverse=True)
+    page.click("th[data-key=n]")
+    assert [int(c.replace(",", "")) for c in column(3)] == sorted(counts)
+    title = max(sessions, key=lambda s: len(s.messages)).name
+    assert title
+    page.fill("#bar input", title)
+    wait_until(page, "document.querySelectorAll('tbody tr[hidden]').length > 0")
+    assert title in column(0)
+    assert len(column(0)) < len(sessions)
+    assert view.close() == []
+
