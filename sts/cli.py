@@ -579,7 +579,7 @@ def _publish_folder(
     """Publish; the exit code, and whether it refused (findings await review)."""
     from sts.pipeline import UsageError
     from sts.publish import PublishOptions, publish
-    from sts.publish.folder import REPORT
+    from sts.publish.folder import REPORT, REVIEW
     from sts.publish.scanners import trufflehog
     from sts.redact.report import summary
 
@@ -608,8 +608,8 @@ def _publish_folder(
         click.echo(
             f"sts: refusing to publish: {len(result.flagged)} flagged string(s) and "
             f"{len(result.scanner_findings)} scanner finding(s) await review in "
-            f"{folder / REPORT}; redact them (--secret), allow them (--allow), or pass "
-            "--allow-findings once reviewed", err=True)
+            f"{folder / REPORT} (see them in place: {folder / REVIEW}); redact them "
+            "(--secret), allow them (--allow), or pass --allow-findings once reviewed", err=True)
         return EXIT_PROBLEMS, True
     if not quiet:
         click.echo(f"sts: {len(result.files)} session file(s) written to {folder} "

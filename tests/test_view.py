@@ -214,3 +214,29 @@ def test_open_hands_the_page_to_the_browser(tmp_path, monkeypatch):
     out = tmp_path / "hello.html"
     assert run_view([str(SAMPLES / "hello.sts.jsonl")], str(out), None, True, None, True) == 0
     assert opened == [out.resolve().as_uri()]
+
+
+def test_publish_writes_a_review_page_with_each_finding(tmp_path):
+    from sts.publish import PublishOptions, publish
+    from sts.publish.folder import REVIEW
+    from sts.redact import RedactionConfig
+
+    token = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456"
+    source = tmp_path / "in.jsonl"
+    call = {"id": "c", "function": {"name": "bash",
+                                    "arguments": json.dumps({"command": f"gh auth {token}"})}}
+    lines = [
+        {"type": "session", "harness": "pi", "id": "s1", "name": "demo"},
+        {"type": "message", "message": {"role": "user", "content": f"use {token}"}},
+        {"type": "message", "message": {"role": "assistant", "content": "", "toolCalls": [call]}},
+    ]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    options = PublishOptions(redaction=RedactionConfig(environment={}), scanner=None)
+    publish([source], tmp_path / "out", options)
+    page = (tmp_path / "out" / REVIEW).read_bytes()
+    assert token.encode() not in page
+    findings = orjson.loads(re.search(rb'id="findings">(.*?)</script>', page).group(1))
+    assert [(f["m"], f["rule"], f["text"]) for f in findings] == [
+        (0, "github-token", "[REDACTED:github-token]"),
+        (1, "github-token", "[REDACTED:github-token]"),
+    ]

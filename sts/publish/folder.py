@@ -7,6 +7,7 @@ Layout (the card's ``configs`` select ``data/`` only, so the loader sees nothing
     OUT/data/<harness>/<session>.<agent>.jsonl   a sub-agent, beside the session that ran it
     OUT/_sts/manifest.json                 every file: session, parent, counts, size, warnings
     OUT/_sts/redaction-report.json         every finding: file, line, path, rule, preview
+    OUT/_sts/redaction-review.html         `sts view` of the redacted sessions, findings marked
 
 Every session is prepared (images dropped and long tool outputs cut when asked), redacted, and
 written to a staging folder inside OUT; a file the Hub's loader would not read as one trace is
@@ -45,6 +46,7 @@ DATA = "data"
 META = "_sts"
 MANIFEST = f"{META}/manifest.json"
 REPORT = f"{META}/redaction-report.json"
+REVIEW = f"{META}/redaction-review.html"
 #: Above this a session may not render in the Hub's session view (its first-rows budget).
 SIZE_WARNING = 1_000_000
 STS_WARNING = (
@@ -114,6 +116,10 @@ def publish(
     staging = Path(tempfile.mkdtemp(prefix=".sts-staging-", dir=out))
     try:
         _Publisher(options, result, staging).run(inputs)
+        if options.redaction is not None and result.files:
+            from sts.view.redaction import write_review  # the page to review findings on
+
+            write_review(staging, result.files, result.findings, out / REVIEW)
         if options.scanner is not None and result.files:
             result.scanner_findings = options.scanner(staging)
         result.refused = bool(

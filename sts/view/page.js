@@ -49,7 +49,7 @@
     if (redactions) redactions.forEach(function (r) {
       if (!r[0]) return;
       for (var at = text.indexOf(r[0]); at >= 0; at = text.indexOf(r[0], at + r[0].length))
-        ranges.push([at, at + r[0].length, "red", r[1], r[2]]);
+        ranges.push([at, at + r[0].length, / \(flagged\)$/.test(r[1]) ? "red flag" : "red", r[1], r[2]]);
     });
     if (query) {
       var low = text.toLowerCase();

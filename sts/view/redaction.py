@@ -11,12 +11,15 @@ re-indented).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
+from sts.api import read
+from sts.io import atomic_output
 from sts.model import Session
 from sts.redact import RedactionConfig, Redactor, redact_session
-from sts.view.page import Mark, Marks
+from sts.view.page import Mark, Marks, write_page
 
 _STEP = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\.([^.\[]+)")
 
@@ -59,3 +62,30 @@ def redaction_marks(config: RedactionConfig) -> Marks:
         return marks_from_findings(session, redact_session(session, redactor, children=False))
 
     return marks
+
+
+def write_review(
+    folder: Path, files: Iterable[dict[str, Any]], findings: Iterable[Any], page: Path
+) -> int:
+    """The review page of a publish run: every written file of `folder` (already redacted),
+    with each finding marked on its message; return how many sessions it shows.
+
+    `files` are the run's manifest entries (``path`` relative to `folder`), `findings` carry the
+    ``file`` they were written to.
+    """
+    by_file: dict[str, list[Any]] = {}
+    for finding in findings:
+        by_file.setdefault(finding.file, []).append(finding)
+    owner: dict[int, str] = {}
+
+    def sessions(name: str) -> Iterator[Session]:
+        for session in read(folder / name, problems=lambda problem: None):
+            owner[id(session)] = name
+            yield session
+
+    def marks(session: Session) -> list[Mark]:
+        return marks_from_findings(session, by_file.get(owner.get(id(session), ""), []))
+
+    sources = ((entry["path"], sessions(entry["path"])) for entry in files)
+    with atomic_output(page) as out:
+        return write_page(sources, out, "redaction review", marks)
