@@ -7,7 +7,7 @@ are never silently rewritten), a keyed fingerprint and a masked preview. The sec
 never kept in a hit.
 
 Cost: Python's regular expressions scan at 15-25 M characters/s, its substring searches and
-byte translations at 300-1000, so no expression scans a whole string. A string is viewed as
+byte translations at 300-1000, so no expression scans a long string. A string is viewed as
 bytes, one per character (`_view`), then: token rules run only on runs of 20+ token characters
 (found with one `bytes.translate` and `bytes.find`), literal rules only where their literal
 occurs (one alternation over the lowercased view of a short string, one `find` per literal in
