@@ -107,9 +107,9 @@ def convert(
     write over the source.
     """
     directory = Path(destination)
-    is_path = isinstance(source, (str, Path))
-    stem = file_stem(Path(source).name) if is_path else "session"
-    protected = Path(source).resolve() if is_path else None
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    stem = file_stem(path.name) if path is not None else "session"
+    protected = path.resolve() if path is not None else None
     plain = directory / f"{stem}.jsonl"
     names = OutputNames(frozenset((plain,)))
     written: list[Path] = []

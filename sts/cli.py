@@ -44,7 +44,7 @@ class _Group(click.Group):
     """The command group: a reader that goes away (``sts convert big | head -1``) stops the
     command quietly, as it stops ``cat``."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except BrokenPipeError:

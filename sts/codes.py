@@ -167,11 +167,12 @@ def severity_when_validating(code: str) -> Severity:
 
 def update_readme(text: str) -> str:
     """`text` (the README) with both code tables regenerated between their markers."""
-    for channel in ("reading", "validating"):
+    channels: tuple[Literal["reading", "validating"], ...] = ("reading", "validating")
+    for channel in channels:
         start, end = f"<!-- codes:{channel} -->\n", f"<!-- /codes:{channel} -->"
         head, rest = text.split(start, 1)
         tail = rest.split(end, 1)[1]
-        text = head + start + markdown_table(channel) + end + tail  # type: ignore[arg-type]
+        text = head + start + markdown_table(channel) + end + tail
     return text
 
 

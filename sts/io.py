@@ -29,7 +29,7 @@ class _Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer) -> int:
         if self._head:
             count = min(len(buffer), len(self._head))
             buffer[:count] = self._head[:count]
@@ -62,7 +62,7 @@ def peek_stream(stream: BinaryIO, name: str | None = None) -> tuple[Peek, Binary
         stream.seek(-len(head), os.SEEK_CUR)
         return Peek(head, name, complete), stream
     replay = io.BufferedReader(_Prefixed(head, stream), buffer_size=BUFFER_SIZE)
-    return Peek(head, name, complete), replay  # type: ignore[return-value]
+    return Peek(head, name, complete), replay
 
 
 def peek_file(path: Path) -> Peek:

@@ -226,6 +226,7 @@ def _recover_tail(data: bytes) -> tuple[int, list[Any]] | None:
         if position < 0:
             return None
         rest = data[position:]
+        values: list[Any] | None
         try:
             values = [orjson.loads(rest)]
         except orjson.JSONDecodeError as exc:

@@ -94,7 +94,7 @@ class TextPart:
     def text(self) -> str:
         """The text."""
         text = self._text
-        return text if type(text) is str else text.load()
+        return text if isinstance(text, str) else text.load()
 
     @text.setter
     def text(self, text: str) -> None:

@@ -9,7 +9,6 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 from __future__ import annotations
 
 import errno
-import functools
 import hashlib
 import inspect
 import itertools
@@ -511,11 +510,16 @@ def is_companion(path: Path, root: Path | None = None) -> bool:
     )
 
 
-@functools.cache
-def _takes_root(kind: type) -> bool:
+_TAKES_ROOT: dict[type, bool] = {}
+
+
+def _takes_root(kind: type[Converter]) -> bool:
     """Whether a converter's `is_companion` takes the walked folder (older ones take the path
-    only)."""
-    return "root" in inspect.signature(kind.is_companion).parameters
+    only); found once per class."""
+    found = _TAKES_ROOT.get(kind)
+    if found is None:
+        found = _TAKES_ROOT[kind] = "root" in inspect.signature(kind.is_companion).parameters
+    return found
 
 
 def run_jobs(

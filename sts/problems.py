@@ -18,7 +18,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from sts import codes
 
@@ -82,6 +82,14 @@ def shorten(text: str) -> str:
 def print_to_stderr(problem: Problem) -> None:
     """The default problem sink: one line on stderr."""
     print(problem, file=sys.stderr)
+
+
+class Reporter(Protocol):
+    """What a reader reports problems to: `Problems`, or a log replayed into one later."""
+
+    def error(self, line: int | None, code: str, text: str) -> None: ...
+
+    def warning(self, line: int | None, code: str, text: str) -> None: ...
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sts.problems import Problems, shorten
+from sts.problems import Reporter, shorten
 
 # Numbers below this are seconds: 1e11 seconds is the year 5138, 1e11 milliseconds is 1973.
 _SECONDS_LIMIT = 1e11
@@ -20,12 +20,11 @@ def to_ms(value: object) -> int | None:
     Returns None for anything else (booleans, empty or unparseable strings, times outside the
     years 1 to 9999): never a guess.
     """
-    kind = type(value)
-    if kind is int or kind is float:
+    if type(value) is int or type(value) is float:
         if value != value or value in (float("inf"), float("-inf")):  # NaN, infinities
             return None
         return epoch_ms(round(value * 1000) if abs(value) < _SECONDS_LIMIT else value)
-    if kind is str and value:
+    if type(value) is str and value:
         text = value.strip()
         try:
             return to_ms(float(text))
@@ -35,7 +34,7 @@ def to_ms(value: object) -> int | None:
     return None
 
 
-def checked_ms(value: object, problems: Problems, lineno: int | None, what: str) -> int | None:
+def checked_ms(value: object, problems: Reporter, lineno: int | None, what: str) -> int | None:
     """`to_ms(value)`; a value that is there but no time is reported ``bad-timestamp``."""
     found = to_ms(value)
     if found is None and value is not None:

@@ -298,7 +298,8 @@ class _Checker:
                 self.add(line, "duplicate-id", f"tool call id {block['id']!r} used twice")
             call_ids.add(block["id"])
         usage = message.get("usage")
-        cost = usage.get("cost") if type(usage) is dict else None
+        usage = usage if type(usage) is dict else {}
+        cost = usage.get("cost")
         if type(cost) is not dict or any(
             type(usage.get(k)) not in (int, float) for k in USAGE_KEYS
         ) or type(cost.get("total")) not in (int, float):

@@ -16,8 +16,8 @@ import pickle
 import selectors
 import struct
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import Any, TypeVar
 
 Job = TypeVar("Job")
 Result = TypeVar("Result")
@@ -34,7 +34,7 @@ def results_in_order(
     run: Callable[[Job], Result],
     workers: int,
     lost: Callable[[Job], Result],
-) -> Iterator[Result]:
+) -> Generator[Result, None, None]:
     """``run(job)`` for every job, in `workers` processes, yielded in job order.
 
     A job whose worker died before sending its result yields ``lost(job)``. Closing the iterator
@@ -161,7 +161,7 @@ def _pool_init(run: Callable) -> None:
     _pool_run = run
 
 
-def _pool_call(job: Job) -> Result:
+def _pool_call(job: Job) -> Any:
     assert _pool_run is not None
     return _pool_run(job)
 

@@ -88,9 +88,9 @@ class CallLedger:
             answered = self.by_source.get(source)
             if answered:
                 return answered[-1]
-        call_id = self.take_pending(name)
-        if call_id is not None:
-            return call_id
+        pending = self.take_pending(name)
+        if pending is not None:
+            return pending
         if not source:  # None, or the empty id it came with
             self.problems.warning(line, "orphan-result", "tool result without a call to answer")
         elif source not in self.orphans:

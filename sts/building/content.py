@@ -78,7 +78,8 @@ def one_part(item: Any, line: int | None, problems: Problems) -> Part | None:
     if kind == "input_audio":
         return audio_part(item.get("input_audio") or item)
     if kind in ("file", "input_file"):
-        return file_part(item.get("file") if type(item.get("file")) is dict else item)
+        file = item.get("file")
+        return file_part(file if type(file) is dict else item)
     return unknown_part(item, kind, line, problems)
 
 

@@ -97,7 +97,7 @@ class HeadObjects(Sequence[dict[str, Any]]):
             if type(value) is dict:
                 parsed.append(value)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             bounded = index.stop is not None and index.stop >= 0 and (index.start or 0) >= 0
             self._parse_until(index.stop if bounded else None)

@@ -9,14 +9,14 @@ once per file as a warning (the model has no place for them).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from sts.building import SessionBuilder
 from sts.building.coerce import text_or_none
 from sts.converters.base import Converter, Peek, ReadContext
 from sts.formats.sts import MESSAGE_FIELDS
 from sts.lines import iter_records
-from sts.model import ROLES, Message, Session, TextPart, ThinkingPart, ToolCall
+from sts.model import ROLES, Message, Role, Session, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
@@ -125,7 +125,7 @@ def message_from_sts(
     content = data.get("content")
     if type(content) is not str:
         content = _coerce_content(content, lineno, problems)
-    message = Message(role=role, content=[TextPart(content)] if content else [])
+    message = Message(role=cast(Role, role), content=[TextPart(content)] if content else [])
     reasoning = data.get("reasoningContent")
     if type(reasoning) is str and reasoning:
         message.content.insert(0, ThinkingPart(reasoning))

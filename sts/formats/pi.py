@@ -11,6 +11,8 @@ the validator share.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from sts.model import MessageKind, StopReason
 
 #: Every ``stopReason`` pi writes.
@@ -44,7 +46,7 @@ def system_custom_type(kind: MessageKind | None) -> str:
     return f"{_SYSTEM_PREFIX}{kind}"
 
 
-def is_system_custom_type(custom_type: object) -> bool:
+def is_system_custom_type(custom_type: object) -> TypeGuard[str]:
     """True for a ``customType`` that stores a system message (``system``, ``system:<kind>``)."""
     return custom_type == SYSTEM_TYPE or (
         type(custom_type) is str and custom_type.startswith(_SYSTEM_PREFIX)

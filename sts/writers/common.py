@@ -77,7 +77,7 @@ def human_size(size: int) -> str:
 
 def placeholder(part: ImagePart | MediaPart) -> str:
     """A short text stand-in for media a target cannot hold, e.g. ``[image: image/png, 34 KB]``."""
-    if type(part) is ImagePart:
+    if isinstance(part, ImagePart):
         details = [part.media_type or "image"]
         if part.data:
             details.append(human_size(part.size or 0))
@@ -104,7 +104,8 @@ def session_start(session: Session) -> int | None:
 
 def usage_totals(session: Session) -> dict[str, Any] | None:
     """Summed usage over the session's messages, or None when no message has usage."""
-    totals = Usage(cost_total=0.0)
+    totals = Usage()
+    cost = 0.0
     seen = False
     for message in session.messages:
         usage = message.usage
@@ -115,7 +116,7 @@ def usage_totals(session: Session) -> dict[str, Any] | None:
         totals.output += usage.output
         totals.cache_read += usage.cache_read
         totals.cache_write += usage.cache_write
-        totals.cost_total += usage.cost_total or 0.0
+        cost += usage.cost_total or 0.0
     if not seen:
         return None
     result: dict[str, Any] = {
@@ -124,8 +125,8 @@ def usage_totals(session: Session) -> dict[str, Any] | None:
         "cacheRead": totals.cache_read,
         "cacheWrite": totals.cache_write,
     }
-    if totals.cost_total:
-        result["cost"] = round(totals.cost_total, 6)
+    if cost:
+        result["cost"] = round(cost, 6)
     return result
 
 

@@ -139,12 +139,11 @@ class PiEntries:
     def assistant(self, message: Message) -> dict[str, Any]:
         blocks: list[dict[str, Any]] = []
         for part in message.content:
-            kind = type(part)
-            if kind is TextPart:
+            if type(part) is TextPart:
                 blocks.append({"type": "text", "text": part.value})
-            elif kind is ThinkingPart:
+            elif type(part) is ThinkingPart:
                 blocks.append(thinking_block(part))
-            else:
+            elif type(part) is ImagePart or type(part) is MediaPart:
                 blocks.append({"type": "text", "text": placeholder(part)})
         for call in message.tool_calls:
             self.call_names[call.id] = call.name
@@ -205,14 +204,13 @@ def content_blocks(message: Message, images: bool) -> list[dict[str, Any]]:
     """Text and image blocks of a user message or tool result (other media as placeholders)."""
     blocks: list[dict[str, Any]] = []
     for part in message.content:
-        kind = type(part)
-        if kind is TextPart:
+        if type(part) is TextPart:
             blocks.append({"type": "text", "text": part.value})
-        elif kind is ImagePart and images and part.data:
+        elif type(part) is ImagePart and images and part.data:
             blocks.append(
                 {"type": "image", "data": part.data, "mimeType": part.media_type or "image/png"}
             )
-        elif kind is ImagePart or kind is MediaPart:
+        elif type(part) is ImagePart or type(part) is MediaPart:
             blocks.append({"type": "text", "text": placeholder(part)})
     return blocks
 

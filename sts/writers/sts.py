@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
-from sts.model import ImagePart, MediaPart, Message, Session, TextPart
-from sts.spill import StoredText
+from sts.model import ImagePart, MediaPart, Message, Session, StoredText, TextPart
 from sts.writers.common import dump_line, each_message, header_metadata, placeholder
 
 DEFAULT_HARNESS = "unknown"
@@ -58,10 +57,9 @@ def sts_content(message: Message) -> str | StoredText:
         return content[0].value
     pieces = []
     for part in content:
-        kind = type(part)
-        if kind is TextPart:
+        if type(part) is TextPart:
             pieces.append(part.text)
-        elif kind is ImagePart or kind is MediaPart:
+        elif type(part) is ImagePart or type(part) is MediaPart:
             pieces.append(placeholder(part))
     return "\n\n".join(pieces)
 

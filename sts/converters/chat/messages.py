@@ -22,11 +22,11 @@ from sts.building import ReadContext, SessionBuilder
 from sts.building.content import openai_parts
 from sts.building.vocabulary import stop_reason
 from sts.converters.chat.hermes import split_think
-from sts.model import Message, MessageKind, Part, TextPart, ThinkingPart, ToolCall
+from sts.model import Message, MessageKind, Part, Role, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
-ROLE_MAP = {
+ROLE_MAP: dict[str, Role] = {
     "system": "system",
     "developer": "system",
     "user": "user",
@@ -133,8 +133,8 @@ class ChatBuilder(SessionBuilder):
             return None
         custom = item.get("custom")
         if item.get("type") == "custom" and type(custom) is dict:
-            arguments = {"input": custom.get("input")}
-            call = self.call(item.get("id"), custom.get("name"), arguments, line)
+            call = self.call(item.get("id"), custom.get("name"), {"input": custom.get("input")},
+                             line)
             call.extras["type"] = "custom"
             return call
         function = item.get("function")

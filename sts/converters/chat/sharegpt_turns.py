@@ -24,7 +24,7 @@ results. ``{"role", "content"}`` turns are read the same way.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -43,7 +43,7 @@ from sts.converters.chat.hermes import (
 from sts.converters.chat.kinds import ASSISTANT, CALL, FROM_ROLES, SYSTEM, USER
 from sts.converters.chat.media import attach_side_media
 from sts.converters.chat.messages import ChatBuilder, side_fields, split_leading_think
-from sts.model import Message, MessageKind, Session, TextPart, ToolCall
+from sts.model import Message, MessageKind, Role, Session, TextPart, ToolCall
 
 USED_FIELDS = frozenset(
     ("conversations", "system", "tools", "id", "model", "images", "videos", "audios")
@@ -101,7 +101,7 @@ def add_turn(builder: ChatBuilder, turn: Any, line: int | None) -> None:
     if role is None:
         builder.problems.error(line, "unknown-role", f"unknown turn sender {source!r}: skipped")
     elif role in (USER, SYSTEM):
-        builder.add(Message(role=role, content=[TextPart(text)] if text else []))
+        builder.add(Message(role=cast(Role, role), content=[TextPart(text)] if text else []))
     elif role == ASSISTANT:
         add_assistant(builder, text, line)
     elif role == CALL:

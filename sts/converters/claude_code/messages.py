@@ -259,7 +259,9 @@ class ThreadReader:
         if type(attachment) is not dict or attachment.get("type") != "queued_command":
             return
         prompt = attachment.get("prompt")
-        parts = [TextPart(prompt)] if type(prompt) is str else anthropic_texts(prompt)
+        parts: list[Part] = (
+            [TextPart(prompt)] if type(prompt) is str else [*anthropic_texts(prompt)]
+        )
         if not parts:
             return
         if attachment.get("commandMode") == "task-notification":

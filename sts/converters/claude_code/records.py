@@ -167,9 +167,10 @@ def _slim(record: dict[str, Any]) -> dict[str, Any]:
     or are never converted); an assistant's usage cut down to the counters read."""
     slim = {key: record[key] for key in ENTRY_KEYS if key in record}
     body = slim.get("message")
-    usage = body.get("usage") if type(body) is dict else None
-    if type(usage) is dict:
-        body["usage"] = {key: usage[key] for key in USAGE_KEYS if key in usage}
+    if type(body) is dict:
+        usage = body.get("usage")
+        if type(usage) is dict:
+            body["usage"] = {key: usage[key] for key in USAGE_KEYS if key in usage}
     return slim
 
 

@@ -112,7 +112,7 @@ class Rollout:
         self.user_starts: list[int] = []
         self.search_id: str | None = None
         self.search_count = 0
-        self.unknown: dict[str, list[int]] = {}
+        self.unknown: dict[str, list[int | None]] = {}
 
     # -- settings -------------------------------------------------------------------------
 
@@ -247,7 +247,7 @@ class Rollout:
         line: int | None,
     ) -> None:
         call_id = self.builder.answer(text_or_none(payload.get("call_id")), None, line)
-        status = self.statuses.pop(call_id, None)
+        status = self.statuses.pop(call_id, None) if call_id is not None else None
         message = Message(
             "tool", content, tool_call_id=call_id, tool_name=self.builder.tool_name(call_id),
             is_error=status if status is not None else failed, timestamp=ts,

@@ -69,7 +69,7 @@ class CopilotConverter(Converter):
 
         return read(stream, context, self.options(context).subagents)
 
-    def is_companion(self, path: Path) -> bool:
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
         """Files of a session folder other than its log (``workspace.yaml``, checkpoints, ...)."""
         if path.name == EVENTS_FILE:
             return False

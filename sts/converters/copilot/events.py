@@ -635,7 +635,9 @@ def make_usage(raw: dict[str, Any]) -> Usage:
     """A `Usage` from a ``usage_record``'s counters (``input`` without cached tokens)."""
     def count(key: str) -> int:
         value = raw.get(key)
-        return int(value) if type(value) in (int, float) and value == value and value >= 0 else 0
+        if (type(value) is int or type(value) is float) and value == value and value >= 0:
+            return int(value)
+        return 0
 
     cache_read, cache_write = count("cacheReadTokens"), count("cacheWriteTokens")
     return Usage(

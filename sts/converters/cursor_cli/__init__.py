@@ -64,7 +64,7 @@ class CursorCliConverter(Converter):
 
         return read(stream, context)
 
-    def is_companion(self, path: Path) -> bool:
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
         """A session's ``meta.json`` (read for its title) and a project's own side files."""
         parts = path.parts
         if path.name == "meta.json" and len(parts) >= 4 and parts[-4] == "chats":

@@ -157,7 +157,7 @@ def usage_of(usage: Any, record: dict[str, Any]) -> Usage | None:
     if type(total) is int:
         result.total_tokens = total
     cost = record.get("response_cost")
-    if type(cost) in (int, float):
+    if type(cost) is int or type(cost) is float:
         result.cost_total = float(cost)
     return result
 

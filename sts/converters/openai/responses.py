@@ -98,9 +98,11 @@ def only_thinking(message: Message) -> bool:
 
 
 def add_reasoning(builder: ChatBuilder, item: dict[str, Any]) -> None:
-    texts = [p.get("text") for p in _list(item.get("content")) if type(p) is dict]
+    texts: list[str] = [
+        p["text"] for p in _list(item.get("content"))
+        if type(p) is dict and type(p.get("text")) is str and p["text"]
+    ]
     summary = [p.get("text") for p in _list(item.get("summary")) if type(p) is dict]
-    texts = [t for t in texts if type(t) is str and t]
     summary_text = "\n\n".join(t for t in summary if type(t) is str and t)
     if summary_text and summary_text not in texts:
         texts.append(summary_text)

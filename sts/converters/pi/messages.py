@@ -35,7 +35,7 @@ from sts.model import (
     ToolCall,
     Usage,
 )
-from sts.problems import Problems
+from sts.problems import Problems, Reporter
 from sts.timestamps import checked_ms, epoch_ms, to_ms
 
 Entry = dict[str, Any]
@@ -109,17 +109,18 @@ def _str(value: Any) -> str | None:
     return value if type(value) is str and value else None
 
 
-def message_time(message: Entry, entry: Entry, problems: Problems, lineno: int) -> int | None:
+def message_time(
+    message: Entry, entry: Entry, problems: Reporter, lineno: int
+) -> int | None:
     """``message.timestamp`` (epoch ms, taken as is), else the entry's ISO timestamp (also when
     the number is no time: NaN, infinite, outside the years 1 to 9999, reported)."""
     value = message.get("timestamp")
-    kind = type(value)
-    if kind is int or kind is float:
+    if type(value) is int or type(value) is float:
         found = epoch_ms(value)
         if found is not None:
             return found
         problems.warning(lineno, "bad-timestamp", "message timestamp not a time: the entry's used")
-    elif kind is str:
+    elif type(value) is str:
         found = checked_ms(value, problems, lineno, "message timestamp")
         if found is not None:
             return found
@@ -227,11 +228,11 @@ class EntryReader:
         elif role == "system":
             result = self.system(body, lineno)
         elif role == "compactionSummary":
-            result = summary_message("compaction", body.get("summary"))
+            result = summary_message(MessageKind.COMPACTION, body.get("summary"))
             if result is not None and type(body.get("tokensBefore")) is int:
                 result.tokens_before = body["tokensBefore"]
         elif role == "branchSummary":
-            result = summary_message("branch_summary", body.get("summary"))
+            result = summary_message(MessageKind.BRANCH_SUMMARY, body.get("summary"))
             if result is not None and type(body.get("fromId")) is str:
                 result.from_id = body["fromId"]
         else:
@@ -314,7 +315,7 @@ class EntryReader:
         return Message("system", [TextPart(text)], kind=MessageKind.SYSTEM_PROMPT)
 
 
-def summary_message(kind: str, summary: Any) -> Message | None:
+def summary_message(kind: MessageKind, summary: Any) -> Message | None:
     """A compaction or branch summary as a system message (None when the summary is empty)."""
     if type(summary) is not str or not summary:
         return None

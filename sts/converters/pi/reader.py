@@ -28,7 +28,7 @@ from sts.converters.pi.messages import (
 )
 from sts.converters.pi.tree import Node, PiFile, Tree, entry_id
 from sts.lines import iter_records
-from sts.model import Message, Session
+from sts.model import Message, MessageKind, Session
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
@@ -140,7 +140,7 @@ class EntryConverter:
 
     @staticmethod
     def compaction(record: dict[str, Any], own_id: str | None) -> Message | None:
-        message = summary_message("compaction", record.get("summary"))
+        message = summary_message(MessageKind.COMPACTION, record.get("summary"))
         if message is None:
             return None
         message.id = own_id
@@ -152,7 +152,7 @@ class EntryConverter:
 
     @staticmethod
     def branch_summary(record: dict[str, Any], own_id: str | None) -> Message | None:
-        message = summary_message("branch_summary", record.get("summary"))
+        message = summary_message(MessageKind.BRANCH_SUMMARY, record.get("summary"))
         if message is not None:
             message.id = own_id
             message.timestamp = to_ms(record.get("timestamp"))
