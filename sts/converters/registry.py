@@ -34,6 +34,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.sharegpt:ShareGPTConverter",
     "sts.converters.copilot:CopilotConverter",
     "sts.converters.cursor_cli:CursorCliConverter",
+    "sts.converters.cline:ClineConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".
