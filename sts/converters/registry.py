@@ -35,6 +35,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.copilot:CopilotConverter",
     "sts.converters.cursor_cli:CursorCliConverter",
     "sts.converters.cline:ClineConverter",
+    "sts.converters.droid:DroidConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".
