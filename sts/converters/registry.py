@@ -36,6 +36,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.cursor_cli:CursorCliConverter",
     "sts.converters.cline:ClineConverter",
     "sts.converters.droid:DroidConverter",
+    "sts.converters.openclaw:OpenClawConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".

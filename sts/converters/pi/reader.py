@@ -8,13 +8,13 @@ message) is filled in when the path is walked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from sts.building import ReadContext, SessionBuilder
 from sts.building.coerce import text_or_none
-from sts.converters.base import gc_paused
+from sts.converters.base import Converter, gc_paused
 from sts.converters.pi import PiConverter
 from sts.converters.pi.messages import (
     SILENT_ENTRIES,
@@ -59,8 +59,15 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
     yield from sessions
 
 
-def build_sessions(stream: BinaryIO, context: ReadContext) -> list[Session]:
-    """Every session `read` yields, in order."""
+def build_sessions(
+    stream: BinaryIO,
+    context: ReadContext,
+    source: type[Converter] = PiConverter,
+    adjust: Callable[[PiFile], None] | None = None,
+) -> list[Session]:
+    """Every session `read` yields, in order. A format derived from Pi (OpenClaw) names itself
+    as `source` (its name and default harness), and `adjust` may amend the parsed entries before
+    the paths are walked."""
     problems = context.problems
     pi_file = parse_file(stream, problems)
     if pi_file is None:
@@ -69,7 +76,9 @@ def build_sessions(stream: BinaryIO, context: ReadContext) -> list[Session]:
     if not pi_file.header["id"]:
         problems.warning(pi_file.header_line, "no-session-id",
                          "empty session id: the session is named after the file")
-    branches = Branches(pi_file, context)
+    if adjust is not None:
+        adjust(pi_file)
+    branches = Branches(pi_file, context, source)
     return list(branches.sessions(PiConverter.Options.of(context.options).all_branches))
 
 
@@ -170,8 +179,9 @@ class Branches:
     path (a message shared with another branch is copied, never changed).
     """
 
-    def __init__(self, pi_file: PiFile, context: ReadContext) -> None:
+    def __init__(self, pi_file: PiFile, context: ReadContext, source: type[Converter]) -> None:
         self.file = pi_file
+        self.source = source
         self.entries: list[Entry] = pi_file.entries
         self.context = context
         problems = self.problems = context.problems
@@ -224,8 +234,8 @@ class Branches:
 
     def session(self, path: list[int]) -> Session:
         header = self.file.header
-        harness = text_or_none(header.get("harness")) or PiConverter.harness
-        builder = SessionBuilder(self.context, PiConverter.name, harness)
+        harness = text_or_none(header.get("harness")) or self.source.harness
+        builder = SessionBuilder(self.context, self.source.name, harness)
         builder.offer_id(header["id"])
         builder.title(self.file.name)
         session = builder.session
