@@ -8,6 +8,10 @@
 - ``cursor``: one Cursor Agent CLI transcript (no ids, times or results; large edit inputs);
 - ``copilot``: one GitHub Copilot CLI ``events.jsonl`` (envelopes with usage records, tool
   start/complete events, reasoning and an inline sub-agent now and then);
+- ``cline``: one Cline task history (``api_conversation_history.json``: one JSON array, as Cline
+  writes it) with native tool use and ``<environment_details>`` in every user turn;
+- ``factory-droid``: one Factory Droid session-store file;
+- ``openclaw``: one OpenClaw session (a Pi v3 session with OpenClaw's custom entries);
 - ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling.
 
 Stdlib only; the same seed gives the same bytes. Usage::
@@ -267,6 +271,86 @@ def cursor_lines(target: int, seed: int) -> Iterator[str]:
         for line in lines:
             size += len(line.encode()) + 1
             yield line
+ENVIRONMENT = ("<environment_details>\n# VSCode Visible Files\nsrc/app.py\n\n# Current Working "
+               "Directory (/work/project) Files\nsrc/\ntests/\n\n# Current Mode\nACT MODE\n"
+               "</environment_details>")
+
+
+def anthropic_turns(target: int, seed: int) -> Iterator[tuple[str, list[dict], int]]:
+    """(role, Anthropic content blocks, epoch ms) of a tool-using session of about `target`
+    bytes: a prompt, rounds of thinking + text + tool_use answered by tool_result, a reply."""
+    text = Text(seed)
+    now = START_MS
+    size = 0
+    counter = 0
+    while size < target:
+        turns: list[tuple[str, list[dict]]] = [
+            ("user", [{"type": "text", "text": text.words(40)}])]
+        for _ in range(text.random.randint(2, 6)):
+            counter += 1
+            call_id = f"toolu_{counter:06d}"
+            turns.append(("assistant", [
+                {"type": "thinking", "thinking": text.words(60), "signature": "x" * 200},
+                {"type": "text", "text": text.words(30)},
+                {"type": "tool_use", "id": call_id, "name": "read_file",
+                 "input": {"path": f"src/{text.random.choice(WORDS)}.py"}}]))
+            turns.append(("user", [{"type": "tool_result", "tool_use_id": call_id, "content":
+                                    text.block(text.random.randint(300, 20000))}]))
+        turns.append(("assistant", [{"type": "text", "text": text.words(80)}]))
+        for role, blocks in turns:
+            now += text.random.randint(200, 9000)
+            size += len(dumps(blocks).encode()) + 200
+            yield role, blocks, now
+
+
+def cline_lines(target: int, seed: int) -> Iterator[str]:
+    """One line: a Cline task history of about `target` bytes."""
+    history = []
+    for role, blocks, now in anthropic_turns(target, seed):
+        message: dict = {"role": role, "content": blocks, "ts": now}
+        if role == "user":
+            blocks.append({"type": "text", "text": ENVIRONMENT})
+        else:
+            message["modelInfo"] = {"modelId": "claude-sonnet-4-5", "providerId": "anthropic",
+                                    "mode": "act"}
+            message["metrics"] = {"tokens": {"prompt": 10200, "completion": 300, "cached": 9000},
+                                  "cost": 0.0108}
+        history.append(message)
+    yield dumps(history)
+
+
+def droid_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one Factory Droid session-store file of about `target` bytes."""
+    yield dumps({"type": "session_start", "id": "bench-droid", "title": "bench",
+                 "sessionTitle": "Bench", "owner": "bench", "version": 2, "cwd": "/work/project"})
+    parent = None
+    for number, (role, blocks, now) in enumerate(anthropic_turns(target, seed)):
+        line = {"type": "message", "id": f"m{number}", "timestamp": iso(now),
+                "message": {"role": role, "content": blocks}}
+        if parent is not None:
+            line["parentId"] = parent
+        parent = line["id"]
+        yield dumps(line)
+
+
+def openclaw_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one OpenClaw session: a Pi session in an OpenClaw workspace, with a cache-TTL
+    custom entry after every assistant message (as OpenClaw writes them)."""
+    lines = pi_lines(target, seed)
+    header = json.loads(next(lines))
+    yield dumps({**header, "id": "bench-openclaw", "cwd": "/home/bench/.openclaw/workspace"})
+    custom_id = None
+    for number, line in enumerate(lines):
+        if custom_id is not None:  # chained after the custom entry, as OpenClaw writes it
+            line = line.replace(f'"parentId":"{previous}"', f'"parentId":"{custom_id}"', 1)
+            custom_id = None
+        yield line
+        if '"role":"assistant"' in line:
+            entry = json.loads(line)
+            previous, custom_id = entry["id"], f"c{number:07x}"
+            yield dumps({"type": "custom", "customType": "openclaw.cache-ttl", "id": custom_id,
+                         "parentId": previous, "timestamp": entry["timestamp"],
+                         "data": {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}})
 
 
 def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
@@ -278,7 +362,8 @@ def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
 
 
 GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines,
-              "copilot": copilot_lines, "cursor": cursor_lines}
+              "copilot": copilot_lines, "cursor": cursor_lines, "cline": cline_lines,
+              "factory-droid": droid_lines, "openclaw": openclaw_lines}
 
 
 def main() -> None:

@@ -83,10 +83,11 @@ def make_inputs(size_mb: float, only: frozenset[str] = frozenset()) -> dict[str,
             subprocess.run([sys.executable, str(SHARED_GENERATOR), "--format", fmt,
                             "--size-mb", str(size_mb), "-o", str(path)], check=True)
         inputs[kind] = path
-    for kind in ("pi", "openai", "sts", "copilot", "cursor"):
+    for kind in ("pi", "openai", "sts", "copilot", "cursor", "cline", "factory-droid",
+                 "openclaw"):
         if only and kind not in only:
             continue
-        path = OUT / f"{kind}-{tag}.jsonl"
+        path = OUT / f"{kind}-{tag}.{'json' if kind == 'cline' else 'jsonl'}"
         if not path.exists():
             subprocess.run([sys.executable, str(HERE / "make_inputs.py"), kind,
                             "--size-mb", str(size_mb), "-o", str(path)], check=True)

@@ -354,3 +354,22 @@ def test_corpus_tasks_convert_to_both_targets(task):
     assert messages[-1]["role"] == "assistant"
     assert messages[-1]["content"] == "README.md has 42 lines."
     check_pi_loads(session)
+
+
+def test_wrong_types_in_the_companions_never_crash(tmp_path):
+    task = tmp_path / "tasks" / "1"
+    task.mkdir(parents=True)
+    (task / "api_conversation_history.json").write_bytes(NATIVE.read_bytes())
+    rows = json.loads((NATIVE.parent / "ui_messages.json").read_bytes())
+    for index in range(len(rows)):
+        for key in ("ts", "type", "say", "ask", "text", "partial", "conversationHistoryIndex",
+                    "modelInfo"):
+            for value in (None, 7, -3, "x", [], {}, ["say"], {"modelId": 3}, 2**62, 1e300):
+                copy = json.loads(json.dumps(rows))
+                copy[index][key] = value
+                (task / "ui_messages.json").write_bytes(orjson.dumps(copy))
+                (task / "task_metadata.json").write_bytes(orjson.dumps(
+                    {"model_usage": [{"ts": value, "model_id": value}, value]}))
+                session, _ = read_one(task / "api_conversation_history.json")
+                write_checked(session, "sts")
+                write_checked(session, "pi")

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import ReadContext
+from sts.converters.base import ReadContext, gc_paused
 from sts.converters.chat.messages import ChatBuilder
 from sts.converters.claude_code.messages import document_part, image_part
 from sts.converters.cline import COMPANIONS, HISTORY
@@ -76,7 +76,9 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
     if type(history) is not list:
         problems.error(None, "not-a-history", "not a JSON array of messages: nothing to convert")
         return
-    yield TaskReader(history, context).build()
+    with gc_paused():  # built whole before it is yielded: no pause while writing
+        session = TaskReader(history, context).build()
+    yield session
 
 
 class TaskReader:

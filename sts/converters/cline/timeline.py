@@ -122,8 +122,10 @@ def _ordered(timeline: Timeline, rows: list[dict[str, Any]], roles: list[str | N
 def is_reply(row: dict[str, Any]) -> bool:
     """True for a row the assistant's reply wrote (text, reasoning, a tool or command ask)."""
     if row.get("type") == "ask":
-        return row.get("ask") in REPLY_ASKS
-    return row.get("say") in REPLY_SAYS
+        ask = row.get("ask")
+        return type(ask) is str and ask in REPLY_ASKS
+    say = row.get("say")
+    return type(say) is str and say in REPLY_SAYS
 
 
 def request(row: dict[str, Any]) -> Request:

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import ReadContext
+from sts.converters.base import ReadContext, gc_paused
 from sts.converters.chat.messages import ChatBuilder, side_fields
 from sts.converters.claude_code.messages import document_part, image_part
 from sts.converters.droid import SETTINGS_SUFFIX
@@ -62,7 +62,9 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
 
         yield from read_stream(records, context)
         return
-    yield StoreReader(context).read(records)
+    with gc_paused():  # built whole before it is yielded: no pause while writing
+        session = StoreReader(context).read(records)
+    yield session
 
 
 class StoreReader:
@@ -92,7 +94,7 @@ class StoreReader:
                 todos = todos.get("todos") if type(todos) is dict else todos
                 if todos is not None:
                     session.metadata["todos"] = todos
-            elif kind not in SILENT:
+            elif type(kind) is not str or kind not in SILENT:
                 self.problems.error(lineno, "unknown-record", f"unknown line type {kind!r} skipped")
         if not session.id:
             path = self.context.path
