@@ -339,7 +339,7 @@ def openclaw_lines(target: int, seed: int) -> Iterator[str]:
     lines = pi_lines(target, seed)
     header = json.loads(next(lines))
     yield dumps({**header, "id": "bench-openclaw", "cwd": "/home/bench/.openclaw/workspace"})
-    custom_id = None
+    custom_id = previous = None
     for number, line in enumerate(lines):
         if custom_id is not None:  # chained after the custom entry, as OpenClaw writes it
             line = line.replace(f'"parentId":"{previous}"', f'"parentId":"{custom_id}"', 1)
