@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sts.converters.claude_code.harness_text import tag
+
 ENVIRONMENT_OPEN = "<environment_details>"
 ENVIRONMENT_CLOSE = "</environment_details>"
 #: Tags around words a human typed (first prompt, feedback, Roo's prompt, a follow-up answer).
@@ -100,12 +102,8 @@ def human_words(text: str) -> str:
 
 def tagged(text: str, name: str) -> str | None:
     """The stripped text between ``<name>`` and ``</name>``, or None when there is no such tag."""
-    start = text.find(f"<{name}>")
-    if start < 0:
-        return None
-    start += len(name) + 2
-    end = text.find(f"</{name}>", start)
-    return (text[start:] if end < 0 else text[start:end]).strip()
+    inner = tag(text, name)
+    return None if inner is None else inner.strip()
 
 
 # -- the XML tool protocol --------------------------------------------------------------------
