@@ -271,7 +271,7 @@ def test_batch_summary_counts_every_kind(tmp_path):
     (source / "c.bin").write_bytes(b"\x00\x01\x02\xff")
     done = sts("convert", source, "-o", f"{tmp_path / 'out'}/")
     assert done.returncode == 1
-    assert "c.bin: error: not a format sts reads (tried claude-code, codex, " in done.stderr
+    assert "c.bin: error: not a format sts reads (tried claude-code, " in done.stderr
     assert "--from FORMAT` forces one [unknown-format]" in done.stderr
     summary = done.stderr.strip().splitlines()[-1]
     assert summary == ("sts: 2 session(s) written from 3 input(s); 1 skipped, 0 failed; "
