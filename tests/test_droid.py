@@ -178,7 +178,7 @@ def test_unknown_lines_and_roles_are_reported():
     session, problems = read_one(data)
     assert session.id == "s"
     assert line_codes(problems) == [(2, "unknown-record"), (3, "unknown-role"),
-                                    (4, "no-message"), (5, "no-summary"), (6, "second-header")]
+                                    (4, "bad-message"), (5, "bad-compaction"), (6, "second-header")]
 
 
 # -- droid exec stream-json --------------------------------------------------------------------

@@ -118,7 +118,7 @@ def test_agent_session_active_branch_custom_entries_and_mirror():
     assert (mirror.model, mirror.provider, mirror.api) == (None, None, None)
     assert mirror.usage is None and mirror.timestamp == 1772442020000
     assert (last.model, last.provider) == ("claude-opus-4-6", "anthropic")  # mirror changed none
-    assert session.messages[5].extras["first_kept_id"] == "a0000009"
+    assert session.messages[5].first_kept_id == "a0000009"
 
 
 def test_all_branches_writes_the_abandoned_answer():

@@ -11,10 +11,10 @@ LLaMA-Factory parts that carry their payload under ``value`` (``{"type":
 payloads are not kept (neither target can hold them); an inline image keeps its base64 data,
 which Pi can show. Opaque ``encrypted_content`` parts are left out without a report.
 
-**Anthropic-style blocks** (`anthropic_image`, `anthropic_document`, `anthropic_texts`): the
-Messages API's ``image`` (base64 or url source), ``document`` and ``text`` blocks. Blocks that
-need the session (``tool_use``, ``tool_result``, ``thinking``) go through
-`sts.building.SessionBuilder.anthropic_blocks`.
+**Anthropic-style blocks** (`anthropic_image`, `anthropic_document`, `anthropic_media`,
+`anthropic_texts`, `anthropic_result`): the Messages API's ``image`` (base64 or url source),
+``document`` and ``text`` blocks, and a ``tool_result``'s content. Blocks that need the session
+(``tool_use``, ``thinking``) go through `sts.building.SessionBuilder.anthropic_blocks`.
 """
 
 from __future__ import annotations
@@ -210,3 +210,29 @@ def anthropic_document(block: dict[str, Any]) -> MediaPart:
     title = block.get("title")
     return MediaPart("document", media_type if type(media_type) is str else None,
                      title if type(title) is str else None, size)
+
+
+def anthropic_media(block: Any) -> Part | None:
+    """An Anthropic ``image`` or ``document`` block as a part; None for any other block."""
+    kind = block.get("type") if type(block) is dict else None
+    if kind == "image":
+        return anthropic_image(block)
+    if kind == "document":
+        return anthropic_document(block)
+    return None
+
+
+def anthropic_result(content: Any) -> list[Part]:
+    """A ``tool_result`` block's ``content``: a string, or text, image and document blocks
+    (other blocks hold nothing a target shows and are left out)."""
+    if type(content) is str:
+        return [TextPart(content)] if content else []
+    parts: list[Part] = []
+    for block in content if type(content) is list else ():
+        if type(block) is dict and block.get("type") == "text":
+            text = block.get("text")
+            if type(text) is str:
+                parts.append(TextPart(text))
+        elif (media := anthropic_media(block)) is not None:
+            parts.append(media)
+    return parts

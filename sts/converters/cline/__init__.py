@@ -16,10 +16,11 @@ Hub shows an unregistered id with its generic renderer) rather than passing it o
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.base import Converter, Options, Peek, ReadContext
 from sts.model import Session
 
 HISTORY = "api_conversation_history.json"
@@ -37,6 +38,14 @@ class ClineConverter(Converter):
         "Cline, Roo Code and Kilo Code tasks (<VS Code globalStorage>/<extension>/tasks/<id>/"
         "api_conversation_history.json, ~/.cline/data/tasks/<id>/)"
     )
+    priority = 10
+
+    @dataclass(frozen=True)
+    class Options(Options):
+        """`drop_injected`: leave environment details and harness notices out instead of
+        keeping them as system messages."""
+
+        drop_injected: bool = False
 
     def sniff(self, peek: Peek) -> float:
         if peek.first_byte != b"[":
@@ -54,7 +63,7 @@ class ClineConverter(Converter):
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         from sts.converters.cline.reader import read  # loaded only when used: start-up
 
-        return read(stream, context)
+        return read(stream, context, self.options(context).drop_injected)
 
     def is_companion(self, path: Path) -> bool:
         return path.name in COMPANIONS and (path.parent / HISTORY).is_file()

@@ -33,10 +33,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from sts.building import SessionBuilder
+from sts.building.content import anthropic_media, anthropic_result
 from sts.converters.base import ReadContext, gc_paused
-from sts.converters.chat.messages import ChatBuilder
-from sts.converters.claude_code.messages import document_part, image_part
-from sts.converters.cline import COMPANIONS, HISTORY
+from sts.converters.cline import COMPANIONS, HISTORY, ClineConverter
 from sts.converters.cline.records import (
     XmlCall,
     is_error_result,
@@ -52,7 +52,7 @@ from sts.converters.cline.timeline import (
     model_usage,
 )
 from sts.lines import loads_document
-from sts.model import Message, Part, Session, TextPart, ThinkingPart
+from sts.model import Message, MessageKind, Part, Session, TextPart, ThinkingPart
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
@@ -67,7 +67,7 @@ SPEECH = {"attempt_completion": "result", "plan_mode_respond": "response"}
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 
 
-def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
+def read(stream: BinaryIO, context: ReadContext, drop_injected: bool) -> Iterator[Session]:
     """Yield the task's session (none when the history is unreadable)."""
     problems = context.problems
     history = loads_document(stream.read(), problems)
@@ -77,25 +77,26 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         problems.error(None, "not-a-history", "not a JSON array of messages: nothing to convert")
         return
     with gc_paused():  # built whole before it is yielded: no pause while writing
-        session = TaskReader(history, context).build()
+        session = TaskReader(history, context, drop_injected).build()
     yield session
 
 
 class TaskReader:
     """Builds one task's session from its history and companions."""
 
-    def __init__(self, history: list[Any], context: ReadContext) -> None:
+    def __init__(self, history: list[Any], context: ReadContext, drop_injected: bool) -> None:
         self.history = history
         self.problems: Problems = context.problems
-        self.drop_injected = bool(context.options.get("drop_injected"))
+        self.drop_injected = drop_injected
         self.path = context.path
         self.roles = [m.get("role") if type(m) is dict else None for m in history]
         companions = load_companions(context.path, self.problems)
         self.ui: list[Any] = companions.get("ui_messages.json") or []
         self.timeline: Timeline = build_timeline(self.ui, self.roles)
         self.timeline.models = model_usage(companions.get("task_metadata.json"))
-        self.session = Session(id="", source_format="cline")
-        self.builder = ChatBuilder(self.session, self.problems)
+        self.builder = SessionBuilder(context, ClineConverter.name, product(context.path),
+                                      title_from_prompt=True)
+        self.session = self.builder.session
         self.cwd: str | None = None
 
     # -- the session -----------------------------------------------------------------------
@@ -103,8 +104,6 @@ class TaskReader:
     def build(self) -> Session:
         session = self.session
         path = self.path
-        folder = path.parent.name if path is not None and path.name == HISTORY else None
-        session.harness = product(path)
         for index, message in enumerate(self.history):
             if type(message) is not dict:
                 self.problems.error(None, "bad-message", f"message {index} is not an object")
@@ -117,18 +116,20 @@ class TaskReader:
             else:
                 self.problems.error(None, "unknown-role",
                                     f"message {index}: unknown role {role!r} skipped")
-        session.id = folder or first_id(session) or "cline-task"
-        session.cwd = self.cwd
         times = [m.timestamp for m in session.messages if m.timestamp is not None]
+        if path is not None and path.name == HISTORY:
+            self.builder.offer_id(path.parent.name)  # the task id
+        elif times:
+            self.builder.offer_id(str(times[0]))  # Cline's task id is its first message's time
+        session.cwd = self.cwd
         session.started_at = self.timeline.task_ts or (min(times) if times else None)
-        session.name = first_prompt(session)
         extension = extension_folder(path)
         if extension is not None:
             session.metadata["extension"] = extension
         deleted = last_deleted_range(self.ui)
         if deleted is not None:
             session.metadata["conversationHistoryDeletedRange"] = deleted
-        return session
+        return self.builder.finish()
 
     # -- user turns ------------------------------------------------------------------------
 
@@ -142,7 +143,7 @@ class TaskReader:
         content = data.get("content")
         blocks = [{"type": "text", "text": content}] if type(content) is str else content
         if type(blocks) is not list:
-            self.problems.error(None, "no-content", f"message {index}: no content: skipped")
+            self.problems.error(None, "bad-content", f"message {index}: no content: skipped")
             return
         turn = UserTurn(self, index, ts)
         for block in blocks:
@@ -153,9 +154,8 @@ class TaskReader:
                     turn.text(text)
             elif kind == "tool_result":
                 turn.native_result(block)
-            elif kind in ("image", "document"):
-                part = image_part(block) if kind == "image" else document_part(block)
-                turn.media(part)
+            elif (media := anthropic_media(block)) is not None:
+                turn.media(media)
             else:
                 self.problems.error(None, "unknown-block",
                                     f"message {index}: unknown user block {kind!r} skipped")
@@ -172,40 +172,24 @@ class TaskReader:
         content = data.get("content")
         blocks = [{"type": "text", "text": content}] if type(content) is str else content
         if type(blocks) is not list:
-            self.problems.error(None, "no-content", f"message {index}: no content: skipped")
+            self.problems.error(None, "bad-content", f"message {index}: no content: skipped")
             return
         answered = self.answered_by_next(index)
+        builder = self.builder
         for block in blocks:
             kind = block.get("type") if type(block) is dict else None
-            if kind == "text":
-                text = block.get("text")
-                if type(text) is str:
-                    self.assistant_text(message, text, answered)
-            elif kind == "thinking":
-                text, signature = block.get("thinking"), block.get("signature")
-                if type(text) is str and text.strip():
-                    message.content.append(
-                        ThinkingPart(text, signature if type(signature) is str else None))
-            elif kind == "redacted_thinking":
-                blob = block.get("data")
-                message.content.append(
-                    ThinkingPart("", blob if type(blob) is str else None, redacted=True))
-            elif kind == "tool_use":
-                self.tool_call(message, block.get("id"), block.get("name"), block.get("input"),
-                               answered)
-            elif kind == "image":
-                message.content.append(image_part(block))
+            text = block.get("text") if kind == "text" else None
+            if type(text) is str and is_xml_reply(text):
+                self.xml_reply(message, text, answered)
+            elif kind == "tool_use" and type(name := block.get("name")) is str and name in SPEECH:
+                self.tool_call(message, block.get("id"), name, block.get("input"), answered)
             else:
-                self.problems.error(None, "unknown-block",
-                                    f"message {index}: unknown assistant block {kind!r} skipped")
+                builder.anthropic_blocks(message, [block])
         self.assistant_fields(index, data, message)
         self.add(message, message.timestamp)
 
-    def assistant_text(self, message: Message, text: str, answered: Answered) -> None:
-        if not is_xml_reply(text):
-            if text.strip():
-                message.content.append(TextPart(text))
-            return
+    def xml_reply(self, message: Message, text: str, answered: Answered) -> None:
+        """A text in the XML tool protocol: its text, thinking and calls, in order."""
         for segment in parse_xml_reply(text):
             if type(segment) is XmlCall:
                 self.tool_call(message, None, segment.name, segment.params, answered)
@@ -224,7 +208,7 @@ class TaskReader:
                 others = [k for k in arguments if k != speech]
                 if not others and not answered.answers(source_id, name):
                     return
-        message.tool_calls.append(self.builder.call(source_id, name, arguments, None))
+        message.tool_calls.append(self.builder.call(source_id, name, arguments))
 
     def assistant_fields(self, index: int, data: dict[str, Any], message: Message) -> None:
         timeline = self.timeline
@@ -298,7 +282,7 @@ class UserTurn:
         header = result_header(text)
         if header is not None:
             self.close()
-            call_id = self.reader.builder.result_id(None, header.name, None)
+            call_id = self.reader.builder.answer(None, header.name)
             self.result = Message("tool", tool_call_id=call_id, tool_name=header.name,
                                   is_error=False)
             text = header.rest
@@ -323,27 +307,12 @@ class UserTurn:
                 reader.cwd = match.group(1)
         if reader.drop_injected:
             return
-        reader.add(Message("system", [TextPart(text)], kind="injected_context"), self.ts)
+        reader.add(Message("system", [TextPart(text)], kind=MessageKind.INJECTED_CONTEXT), self.ts)
 
     def native_result(self, block: dict[str, Any]) -> None:
         self.close()
-        reader = self.reader
-        builder = reader.builder
-        call_id = builder.result_id(block.get("tool_use_id"), None, None)
-        message = Message("tool", tool_call_id=call_id,
-                          tool_name=builder.names.get(call_id or ""),
-                          is_error=block.get("is_error") is True)
-        content = block.get("content")
-        if type(content) is str:
-            content = [{"type": "text", "text": content}]
-        for item in content if type(content) is list else ():
-            kind = item.get("type") if type(item) is dict else None
-            if kind == "text" and type(item.get("text")) is str:
-                message.content.append(TextPart(item["text"]))
-            elif kind in ("image", "document"):
-                message.content.append(image_part(item) if kind == "image" else
-                                       document_part(item))
-        reader.add(message, self.ts)
+        self.reader.builder.result(block.get("tool_use_id"), anthropic_result(block.get("content")),
+                                   is_error=block.get("is_error") is True, timestamp=self.ts)
 
     def media(self, part: Part) -> None:
         (self.result.content if self.result is not None else self.human).append(part)
@@ -391,23 +360,6 @@ def extension_folder(path: Path | None) -> str | None:
         for extension in PRODUCTS:
             if part.endswith(extension):
                 return extension
-    return None
-
-
-def first_id(session: Session) -> str | None:
-    """A stable id when there is no task folder: the first message time."""
-    times = [m.timestamp for m in session.messages if m.timestamp is not None]
-    return str(times[0]) if times else None
-
-
-def first_prompt(session: Session) -> str | None:
-    """The first line of the first human prompt, as a title."""
-    for message in session.messages:
-        if message.role == "user" and message.kind is None:
-            text = message.text.strip()
-            if text:
-                line = text.split("\n", 1)[0]
-                return line[:200]
     return None
 
 

@@ -39,6 +39,7 @@ class DroidConverter(Converter):
         "Factory Droid sessions (~/.factory/sessions/<cwd>/<id>.jsonl with <id>.settings.json) "
         "and droid exec --output-format stream-json output"
     )
+    priority = 10
 
     def sniff(self, peek: Peek) -> float:
         objects = peek.objects

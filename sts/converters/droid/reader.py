@@ -32,12 +32,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from sts.building import SessionBuilder, TitleRank
+from sts.building.coerce import text_or_none
+from sts.building.content import anthropic_media, anthropic_result
 from sts.converters.base import ReadContext, gc_paused
-from sts.converters.chat.messages import ChatBuilder, side_fields
-from sts.converters.claude_code.messages import document_part, image_part
-from sts.converters.droid import SETTINGS_SUFFIX
+from sts.converters.chat.messages import side_fields
+from sts.converters.droid import SETTINGS_SUFFIX, DroidConverter
 from sts.lines import iter_records, loads_document
-from sts.model import Message, Part, Session, TextPart, ThinkingPart
+from sts.model import Message, MessageKind, Part, Session, TextPart, ThinkingPart
 from sts.problems import Problems
 from sts.timestamps import to_ms
 
@@ -73,8 +75,10 @@ class StoreReader:
     def __init__(self, context: ReadContext) -> None:
         self.context = context
         self.problems: Problems = context.problems
-        self.session = Session(id="", source_format="factory-droid", harness="factory-droid")
-        self.builder = ChatBuilder(self.session, self.problems)
+        self.builder = SessionBuilder(context, DroidConverter.name, DroidConverter.harness,
+                                      title_from_prompt=True)
+        self.session = self.builder.session
+        self.started = False
         self.ids: set[str] = set()
         self.model: str | None = None
         self.provider: str | None = None
@@ -96,31 +100,26 @@ class StoreReader:
                     session.metadata["todos"] = todos
             elif type(kind) is not str or kind not in SILENT:
                 self.problems.error(lineno, "unknown-record", f"unknown line type {kind!r} skipped")
-        if not session.id:
-            path = self.context.path
-            session.id = path.name.removesuffix(".jsonl") if path is not None else "droid-session"
         times = [m.timestamp for m in session.messages if m.timestamp is not None]
         session.started_at = times[0] if times else None
-        if session.name is None:
-            session.name = next((m.text.strip().split("\n", 1)[0][:200] for m in session.messages
-                                 if m.role == "user" and m.text.strip()), None)
-        return session
+        return self.builder.finish()
 
     # -- header and sidecar --------------------------------------------------------------------
 
     def header(self, lineno: int, record: dict[str, Any]) -> None:
         session = self.session
-        if session.id:
+        if self.started:
             self.problems.error(lineno, "second-header", "a second session_start skipped")
             return
+        self.started = True
         own = record.get("id")
-        session.id = own if type(own) is str and own else ""
-        title = record.get("sessionTitle")
-        if type(title) is not str or not title.strip():
-            title = record.get("title")
-        session.name = title if type(title) is str and title.strip() else None
-        cwd = record.get("cwd")
-        session.cwd = cwd if type(cwd) is str and cwd else None
+        builder = self.builder
+        builder.offer_id(own)
+        builder.title(record.get("title"), TitleRank.PROMPT)  # the first prompt, as typed
+        given = record.get("isSessionTitleManuallySet") is True
+        builder.title(record.get("sessionTitle"), TitleRank.GIVEN if given else
+                      TitleRank.GENERATED)
+        session.cwd = text_or_none(record.get("cwd"))
         version = record.get("version")
         if type(version) in (int, str) and version != "":
             session.source_version = str(version)
@@ -152,10 +151,8 @@ class StoreReader:
     def apply_settings(self, settings: dict[str, Any]) -> None:
         nested = settings.get("sessionDefaultSettings")
         nested = nested if type(nested) is dict else {}
-        model = settings.get("model", nested.get("model"))
-        self.model = model if type(model) is str and model else None
-        provider = settings.get("providerLock", nested.get("providerLock"))
-        self.provider = provider if type(provider) is str and provider else None
+        self.model = text_or_none(settings.get("model", nested.get("model")))
+        self.provider = text_or_none(settings.get("providerLock", nested.get("providerLock")))
         metadata = self.session.metadata
         for key in ("reasoningEffort", "autonomyLevel", "tokenUsage"):
             value = settings.get(key, nested.get(key))
@@ -167,7 +164,7 @@ class StoreReader:
     def message(self, lineno: int, record: dict[str, Any]) -> None:
         body = record.get("message")
         if type(body) is not dict:
-            self.problems.error(lineno, "no-message", "message line without a message")
+            self.problems.error(lineno, "bad-message", "message line without a message")
             return
         role = body.get("role")
         ts = to_ms(record.get("timestamp")) if "timestamp" in record else None
@@ -179,7 +176,7 @@ class StoreReader:
         if type(content) is str:
             content = [{"type": "text", "text": content}]
         if type(content) is not list:
-            self.problems.error(lineno, "no-content", "message without content: skipped")
+            self.problems.error(lineno, "bad-content", "message without content: skipped")
             return
         if role == "assistant":
             self.assistant(lineno, body, content, ts, message_id)
@@ -209,14 +206,13 @@ class StoreReader:
                     parts.append(TextPart(rest))
             elif kind == "tool_result":
                 self.tool_result(lineno, block, ts)
-            elif kind == "image":
-                parts.append(image_part(block))
-            elif kind == "document":
-                parts.append(document_part(block))
+            elif (media := anthropic_media(block)) is not None:
+                parts.append(media)
             else:
                 self.problems.error(lineno, "unknown-block", f"unknown user block {kind!r} skipped")
         if context:
-            self.builder.add(Message("system", context, kind="injected_context", timestamp=ts,
+            self.builder.add(Message("system", context, kind=MessageKind.INJECTED_CONTEXT,
+                                     timestamp=ts,
                                      id=message_id if not parts else None))
         if parts:
             message = Message("user", parts, timestamp=ts, id=message_id)
@@ -225,52 +221,14 @@ class StoreReader:
             self.builder.add(message)
 
     def tool_result(self, lineno: int, block: dict[str, Any], ts: int | None) -> None:
-        builder = self.builder
-        call_id = builder.result_id(block.get("tool_use_id"), None, lineno)
-        message = Message("tool", tool_call_id=call_id, tool_name=builder.names.get(call_id or ""),
-                          is_error=block.get("is_error") is True, timestamp=ts)
-        content = block.get("content")
-        if type(content) is str:
-            content = [{"type": "text", "text": content}]
-        for item in content if type(content) is list else ():
-            kind = item.get("type") if type(item) is dict else None
-            if kind == "text" and type(item.get("text")) is str:
-                message.content.append(TextPart(item["text"]))
-            elif kind == "image":
-                message.content.append(image_part(item))
-            elif kind == "document":
-                message.content.append(document_part(item))
-        builder.add(message)
+        self.builder.result(block.get("tool_use_id"), anthropic_result(block.get("content")),
+                            line=lineno, is_error=block.get("is_error") is True, timestamp=ts)
 
     def assistant(self, lineno: int, body: dict[str, Any], content: list[Any], ts: int | None,
                   message_id: str | None) -> None:
         message = Message("assistant", timestamp=ts, id=message_id, model=self.model,
                           provider=self.provider)
-        for block in content:
-            kind = block.get("type") if type(block) is dict else None
-            if kind == "text":
-                text = block.get("text")
-                if type(text) is str and text.strip():
-                    message.content.append(TextPart(text))
-            elif kind == "thinking":
-                text, signature = block.get("thinking"), block.get("signature")
-                if block.get("signatureProvider") not in ANTHROPIC_SIGNATURES:
-                    signature = None
-                if type(text) is str and text.strip():
-                    message.content.append(
-                        ThinkingPart(text, signature if type(signature) is str else None))
-            elif kind == "redacted_thinking":
-                data = block.get("data")
-                message.content.append(
-                    ThinkingPart("", data if type(data) is str else None, redacted=True))
-            elif kind == "tool_use":
-                message.tool_calls.append(self.builder.call(
-                    block.get("id"), block.get("name"), block.get("input"), lineno))
-            elif kind == "image":
-                message.content.append(image_part(block))
-            else:
-                self.problems.error(lineno, "unknown-block",
-                                    f"unknown assistant block {kind!r} skipped")
+        self.builder.anthropic_blocks(message, [unsigned(b) for b in content], lineno)
         reasoning = body.get("chatCompletionReasoningContent")
         if type(reasoning) is str and reasoning.strip() and reasoning.strip() not in (
             p.text.strip() for p in message.content if type(p) is ThinkingPart
@@ -285,10 +243,18 @@ class StoreReader:
         summary = next((record[k] for k in ("summary", "summaryText", "content")
                         if type(record.get(k)) is str and record[k].strip()), None)
         if summary is None:
-            self.problems.error(lineno, "no-summary", "compaction_state without a summary text")
+            self.problems.error(lineno, "bad-compaction", "compaction_state without a summary")
             return
-        self.builder.add(Message("system", [TextPart(summary)], kind="compaction",
+        self.builder.add(Message("system", [TextPart(summary)], kind=MessageKind.COMPACTION,
                                  timestamp=to_ms(record.get("timestamp"))))
+
+
+def unsigned(block: Any) -> Any:
+    """A thinking block without the signature of a provider other than Anthropic."""
+    if type(block) is dict and block.get("type") == "thinking" and block.get(
+            "signatureProvider") not in ANTHROPIC_SIGNATURES:
+        return {**block, "signature": None}
+    return block
 
 
 def split_reminders(text: str) -> tuple[list[str], str]:

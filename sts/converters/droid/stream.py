@@ -21,12 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
+from sts.building import SessionBuilder
+from sts.building.coerce import text_or_none
+from sts.building.content import json_text
 from sts.converters.base import ReadContext
-from sts.converters.chat.messages import ChatBuilder
+from sts.converters.droid import DroidConverter
 from sts.converters.droid.reader import split_reminders
-from sts.model import Message, Session, TextPart, Usage
+from sts.model import Message, MessageKind, Session, TextPart, Usage
 from sts.timestamps import to_ms
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
@@ -37,19 +38,18 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
                 ) -> Iterator[Session]:
     """Yield the one session of a stream-json run."""
     problems = context.problems
-    session = Session(id="", source_format="factory-droid", source_version="stream-json",
-                      harness="factory-droid")
-    builder = ChatBuilder(session, problems)
+    builder = SessionBuilder(context, DroidConverter.name, DroidConverter.harness,
+                             title_from_prompt=True)
+    session = builder.session
+    session.source_version = "stream-json"
     model: str | None = None
     for lineno, record in records:
         kind = record.get("type")
         ts = to_ms(record.get("timestamp")) if "timestamp" in record else None
-        sid = record.get("session_id", record.get("sessionId"))
-        if not session.id and type(sid) is str and sid:
-            session.id = sid
+        builder.offer_id(text_or_none(record.get("session_id", record.get("sessionId"))))
         if kind == "system":
-            model = _text(record.get("model")) or model
-            session.cwd = _text(record.get("cwd")) or session.cwd
+            model = text_or_none(record.get("model")) or model
+            session.cwd = text_or_none(record.get("cwd")) or session.cwd
             for key in ("tools", "reasoning_effort"):
                 if record.get(key) is not None:
                     session.metadata[key] = record[key]
@@ -64,7 +64,7 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
                 reminders, rest = split_reminders(text)
                 if reminders:
                     builder.add(Message("system", [TextPart(r) for r in reminders],
-                                        kind="injected_context", timestamp=ts))
+                                        kind=MessageKind.INJECTED_CONTEXT, timestamp=ts))
                 if rest.strip():
                     builder.add(Message("user", [TextPart(rest)], timestamp=ts))
             else:
@@ -77,14 +77,10 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
             last.tool_calls.append(builder.call(record.get("id"), name,
                                                 record.get("parameters"), lineno))
         elif kind == "tool_result":
-            call_id = builder.result_id(record.get("id"), record.get("toolId"), lineno)
-            value = record.get("value")
-            text = value if type(value) is str else orjson.dumps(value).decode()
-            builder.add(Message("tool", [TextPart(text)], tool_call_id=call_id,
-                                tool_name=builder.names.get(call_id or ""),
-                                is_error=record.get("isError") is True, timestamp=ts))
+            builder.result(record.get("id"), [TextPart(json_text(record.get("value")))],
+                           line=lineno, is_error=record.get("isError") is True, timestamp=ts)
         elif kind == "completion":
-            final = _text(record.get("finalText"))
+            final = text_or_none(record.get("finalText"))
             last = session.messages[-1] if session.messages else None
             if final and (last is None or last.role != "assistant" or last.text != final):
                 last = builder.add(Message("assistant", [TextPart(final)], timestamp=ts,
@@ -94,20 +90,11 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
                 counts = [usage.get(k) for k in USAGE_KEYS]
                 last.usage = Usage(*(c if type(c) is int and c >= 0 else 0 for c in counts))
         elif kind == "error":
-            text = _text(record.get("message")) or "error"
-            builder.add(Message("system", [TextPart(text)], kind="error", error_message=text,
-                                timestamp=ts))
+            text = text_or_none(record.get("message")) or "error"
+            builder.add(Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
+                                error_message=text, timestamp=ts))
         else:
             problems.error(lineno, "unknown-record", f"unknown event type {kind!r} skipped")
-    if not session.id:
-        path = context.path
-        session.id = path.name.removesuffix(".jsonl") if path is not None else "droid-exec"
     times = [m.timestamp for m in session.messages if m.timestamp is not None]
     session.started_at = times[0] if times else None
-    session.name = next((m.text.strip().split("\n", 1)[0][:200] for m in session.messages
-                         if m.role == "user" and m.text.strip()), None)
-    yield session
-
-
-def _text(value: Any) -> str | None:
-    return value if type(value) is str and value else None
+    yield builder.finish()

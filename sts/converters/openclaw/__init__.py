@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.pi import PiConverter
 from sts.model import Session
 
 #: pi's own ``CURRENT_SESSION_VERSION``: OpenClaw numbers its headers past it.
@@ -39,6 +40,8 @@ class OpenClawConverter(Converter):
     name = "openclaw"
     harness = "openclaw"
     description = "OpenClaw sessions (~/.openclaw/agents/<agent>/sessions/<id>.jsonl, v3-v7)"
+    priority = 10
+    Options = PiConverter.Options  # all_branches, as for Pi
 
     def sniff(self, peek: Peek) -> float:
         objects = peek.objects
