@@ -110,6 +110,16 @@ def test_companions_are_not_inputs_of_their_own():
     assert not converter.is_companion(CASES / "openai" / "messages_array.json")
 
 
+def test_task_indexes_are_passed_over(tmp_path):
+    storage = tmp_path / "saoudrizwan.claude-dev"
+    (storage / "tasks").mkdir(parents=True)
+    (storage / "state").mkdir()
+    converter = ClineConverter()
+    assert converter.is_companion(storage / "state" / "taskHistory.json")
+    assert converter.is_companion(storage / "tasks" / "_index.json")  # Roo Code's
+    assert not converter.is_companion(tmp_path / "state" / "taskHistory.json")
+
+
 # -- the native protocol (Cline 2026) ------------------------------------------------------
 
 
@@ -209,6 +219,9 @@ def test_legacy_xml_calls_become_tool_calls_linked_to_their_results():
     ]
     assert results[0].text == "def main():\n    pass\n"
     assert results[2].text == "Yes, src/greet.py"
+    question = next(m for m in session.messages
+                    if m.tool_calls and m.tool_calls[0].id == "call_8_0")
+    assert question.text == "Should I write somewhere else?"  # speech, and an answered call
     first = session.messages[2]
     assert first.reasoning == "Look at the file first." and first.text == ""
 

@@ -85,6 +85,13 @@ def test_detection_tells_openclaw_from_pi(peek, expected):
     assert found is not None and found.name == expected
 
 
+def test_the_agent_session_index_is_passed_over():
+    converter = OpenClawConverter()
+    assert converter.is_companion(AGENT.with_name("sessions.json"))
+    assert not converter.is_companion(AGENT)
+    assert not converter.is_companion(OPENCLAW / "sessions.json")
+
+
 def test_pi_samples_stay_pi():
     for path in sorted(SAMPLES.glob("pi-*.jsonl")):
         assert detected(path) == "pi", path

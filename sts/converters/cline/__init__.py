@@ -4,7 +4,9 @@ A task is a folder ``tasks/<taskId>/``; its ``api_conversation_history.json`` (a
 Anthropic messages with Cline's extras) is the input, and its companions are read with it, never
 converted on their own: ``ui_messages.json`` (times, per-request usage, models),
 ``task_metadata.json`` (models in use over time) and ``context_history.json`` (context-window
-bookkeeping, not read). See `reader.py` for the choices made.
+bookkeeping, not read). The task indexes (``state/taskHistory.json``, Roo's
+``tasks/_index.json``) are no sessions and are passed over too. See `reader.py` for the choices
+made.
 
 Harness id, from the extension folder on the task's path: ``saoudrizwan.claude-dev`` and
 ``~/.cline`` → ``cline``; ``kilocode.kilo-code`` → ``kilo-code``; ``rooveterinaryinc.roo-cline``
@@ -66,7 +68,13 @@ class ClineConverter(Converter):
         return read(stream, context, self.options(context).drop_injected)
 
     def is_companion(self, path: Path) -> bool:
-        return path.name in COMPANIONS and (path.parent / HISTORY).is_file()
+        name = path.name
+        if name in COMPANIONS:
+            return (path.parent / HISTORY).is_file()
+        # the task indexes (Cline's state/taskHistory.json, Roo's tasks/_index.json): no session
+        if name == "taskHistory.json" and path.parent.name == "state":
+            return (path.parent.parent / "tasks").is_dir()
+        return name == "_index.json" and path.parent.name == "tasks"
 
 
 def _is_history(document: Any) -> bool:

@@ -13,9 +13,12 @@ The choices, per cline.md:
   ``injected_context`` (dropped with the ``drop_injected`` option); the human's words, taken out
   of their ``<task>``, ``<feedback>``, ``<user_message>`` or ``<answer>`` tags, are the user
   message; tool results become tool messages; source order is kept.
-- ``attempt_completion`` (``result``) and ``plan_mode_respond`` (``response``) are the
-  assistant's answer: their text is the message's text. The call itself is kept when a result
-  answers it (the user replied) or it has other parameters (a demo ``command``), else left out.
+- ``attempt_completion`` (``result``), ``plan_mode_respond`` (``response``) and
+  ``ask_followup_question`` (``question``) are the assistant speaking to the user: that text is
+  the message's text. The call itself is kept when a result answers it (the user replied) or it
+  has other parameters (a demo ``command``, answer ``options``), else left out.
+- ``new_task`` and ``use_subagents`` start other tasks; nothing on disk links a task to the one
+  that started it, so they stay tool calls.
 - Times: a message's own ``ts``, else the companion timeline (`timeline.py`): a user message the
   time its request was sent, an assistant message the time its reply began; else none. Usage:
   the message's ``metrics``, else its request's ``api_req_started`` counts. Model: its own
@@ -63,7 +66,8 @@ PRODUCTS = {
     "rooveterinaryinc.roo-cline": "roo-code",
 }
 #: Tools whose parameter is the assistant's own answer to the user.
-SPEECH = {"attempt_completion": "result", "plan_mode_respond": "response"}
+SPEECH = {"attempt_completion": "result", "plan_mode_respond": "response",
+          "ask_followup_question": "question"}
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 
 

@@ -10,7 +10,9 @@ each assistant's own model), with what OpenClaw adds (`reader.py`):
 - assistant rows mirrored from external CLI backends carry the placeholder model
   ``delivery-mirror`` (provider ``openclaw``): their text is kept, but they name no model and
   change nothing of the model in force;
-- harness id ``openclaw`` (the Hub's registry id), ``source`` ``openclaw``.
+- user text may carry a chat channel's envelope (``[Telegram Ana id:42 …]``): kept as written;
+- harness id ``openclaw`` (the Hub's registry id), ``source`` ``openclaw``; the agent's
+  ``sessions.json`` index beside the transcripts is passed over in directory walks.
 
 Detection: a Pi header (``type: session`` with a ``version``) plus one OpenClaw mark: a header
 version above pi's own 3, a ``cwd`` under ``.openclaw``/``.clawdbot``, an ``openclaw.*`` custom
@@ -22,6 +24,7 @@ openclaw`` reads it as OpenClaw).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
@@ -60,6 +63,12 @@ class OpenClawConverter(Converter):
         from sts.converters.openclaw.reader import read  # loaded only when used: start-up
 
         return read(stream, context)
+
+    def is_companion(self, path: Path) -> bool:
+        """The agent's session index (``agents/<id>/sessions/sessions.json``): no session."""
+        parent = path.parent
+        return (path.name == "sessions.json" and parent.name == "sessions"
+                and parent.parent.parent.name == "agents")
 
 
 def _openclaw_entry(record: dict[str, Any]) -> bool:
