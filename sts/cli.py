@@ -460,11 +460,13 @@ def formats() -> None:
     """List the source formats (with default harness ids) and the target formats."""
     _stdout_open()
     click.echo("sources (--from):")
-    for name, converter in sorted(converters().items()):
-        click.echo(f"  {name:<12} harness {converter.harness:<14} {converter.description}")
+    found = sorted(converters().items())
+    width = max(12, *(len(name) for name, _ in found))
+    for name, converter in found:
+        click.echo(f"  {name:<{width}} harness {converter.harness:<14} {converter.description}")
     click.echo("targets (--to):")
-    click.echo("  sts          STS-Format (Session Trace Simple Format)")
-    click.echo("  pi           Pi session format, version 3, with a harness field")
+    click.echo(f"  {'sts':<{width}} STS-Format (Session Trace Simple Format)")
+    click.echo(f"  {'pi':<{width}} Pi session format, version 3, with a harness field")
 
 
 @main.command()
