@@ -322,8 +322,10 @@ def test_wrong_types_anywhere_never_crash(path):
 def test_not_an_array_and_bad_messages_are_reported():
     _, problems = read_sessions(b'{"role": "user"}', "cline")
     assert [p.code for p in problems] == ["not-a-history"]
-    _, problems = read_one(b'[3, {"role": "robot", "content": "x"}, '
-                                 b'{"role": "user", "content": [{"type": "audio"}]}]')
+    sessions, problems = read_sessions(b'[3, {"role": "robot", "content": "x"}, '
+                                       b'{"role": "user", "content": [{"type": "audio"}]}]',
+                                       "cline")
+    assert sessions == []  # nothing left to convert: the driver says no-sessions
     assert [p.code for p in problems] == ["bad-message", "unknown-role", "unknown-block"]
 
 

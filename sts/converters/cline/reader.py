@@ -82,7 +82,8 @@ def read(stream: BinaryIO, context: ReadContext, drop_injected: bool) -> Iterato
         return
     with gc_paused():  # built whole before it is yielded: no pause while writing
         session = TaskReader(history, context, drop_injected).build()
-    yield session
+    if session.messages:
+        yield session
 
 
 class TaskReader:

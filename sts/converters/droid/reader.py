@@ -66,7 +66,8 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         return
     with gc_paused():  # built whole before it is yielded: no pause while writing
         session = StoreReader(context).read(records)
-    yield session
+    if session.messages:
+        yield session
 
 
 class StoreReader:

@@ -97,4 +97,5 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
             problems.error(lineno, "unknown-record", f"unknown event type {kind!r} skipped")
     times = [m.timestamp for m in session.messages if m.timestamp is not None]
     session.started_at = times[0] if times else None
-    yield builder.finish()
+    if session.messages:
+        yield builder.finish()
