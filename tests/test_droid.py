@@ -174,9 +174,10 @@ def test_unknown_lines_and_roles_are_reported():
             b'{"type":"message","message":{"role":"robot","content":[]}}\n'
             b'{"type":"message","message":"x"}\n'
             b'{"type":"compaction_state","id":"c"}\n'
-            b'{"type":"session_start","id":"t"}\n')
+            b'{"type":"session_start","id":"t"}\n'
+            b'{"type":"message","message":{"role":"user","content":"hi"}}\n')
     session, problems = read_one(data)
-    assert session.id == "s"
+    assert session.id == "s" and session.messages[0].text == "hi"
     assert line_codes(problems) == [(2, "unknown-record"), (3, "unknown-role"),
                                     (4, "bad-message"), (5, "bad-compaction"), (6, "second-header")]
 
