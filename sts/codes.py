@@ -63,6 +63,10 @@ _CODES = (
          "sub-agent sessions left out: they are only written with -o DIR"),
     Code("other-branches", W, None,
          "Pi: abandoned branches not written (--all-branches writes them)"),
+    Code("not-a-history", E, None,
+         "a Cline task history that is not a JSON array of messages: nothing converted"),
+    Code("bad-companion", W, None, "a companion file read with its session (Cline ui_messages"
+         ".json, a Droid .settings.json) is unreadable: what it adds (times, models) left out"),
     # headers ----------------------------------------------------------------------------------
     Code("no-header", E, None,
          "no session header (a line before it is skipped; without one nothing is converted)"),
@@ -84,7 +88,7 @@ _CODES = (
          "a parent id not in the file: linked to the previous line"),
     Code("parent-cycle", E, None, "a parent-id chain that loops: the walk stops"),
     Code("broken-chain", None, E, "a Pi entry whose parentId is missing or not an earlier entry"),
-    Code("bad-compaction", None, E, "a Pi compaction without its summary or firstKeptEntryId"),
+    Code("bad-compaction", E, E, "a compaction without its summary (Pi: or firstKeptEntryId)"),
     Code("extra-choices", E, None, "a logged response with several choices: the others left out"),
     # messages ---------------------------------------------------------------------------------
     Code("bad-message", E, E, "a message record that is missing or not an object: skipped"),
