@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sts.building.coerce import number_or_none, text_or_none
 from sts.lines import loads_repaired
 from sts.model import Usage
 from sts.timestamps import to_ms
@@ -133,7 +134,8 @@ def request(row: dict[str, Any]) -> Request:
     found = Request(to_ms(row.get("ts")), None)
     info = row.get("modelInfo")
     if type(info) is dict:
-        found.model, found.provider = _str(info.get("modelId")), _str(info.get("providerId"))
+        found.model = text_or_none(info.get("modelId"))
+        found.provider = text_or_none(info.get("providerId"))
     text = row.get("text")
     if type(text) is not str:
         return found
@@ -144,8 +146,7 @@ def request(row: dict[str, Any]) -> Request:
     if type(data) is not dict:
         return found
     tokens = [_int(data.get(k)) for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")]
-    cost = data.get("cost")
-    cost = float(cost) if type(cost) in (int, float) else None
+    cost = number_or_none(data.get("cost"))
     if any(t is not None for t in tokens) or cost is not None:
         found.usage = Usage(*(t or 0 for t in tokens), cost_total=cost)
     return found
@@ -158,8 +159,7 @@ def metrics_usage(metrics: Any) -> Usage | None:
     tokens = metrics.get("tokens")
     tokens = tokens if type(tokens) is dict else {}
     prompt, completion, cached = (_int(tokens.get(k)) for k in ("prompt", "completion", "cached"))
-    cost = metrics.get("cost")
-    cost = float(cost) if type(cost) in (int, float) else None
+    cost = number_or_none(metrics.get("cost"))
     if prompt is None and completion is None and cached is None and cost is None:
         return None
     cached = cached or 0
@@ -173,9 +173,9 @@ def model_usage(metadata: Any) -> list[tuple[int, str, str | None]]:
     for row in rows if type(rows) is list else ():
         if type(row) is not dict:
             continue
-        ts, model = to_ms(row.get("ts")), _str(row.get("model_id"))
+        ts, model = to_ms(row.get("ts")), text_or_none(row.get("model_id"))
         if ts is not None and model:
-            found.append((ts, model, _str(row.get("model_provider_id"))))
+            found.append((ts, model, text_or_none(row.get("model_provider_id"))))
     found.sort(key=lambda item: item[0])
     return found
 
@@ -184,5 +184,3 @@ def _int(value: Any) -> int | None:
     return value if type(value) is int and value >= 0 else None
 
 
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None

@@ -55,7 +55,9 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
                     session.metadata[key] = record[key]
         elif kind == "message":
             text = record.get("text")
-            text = text if type(text) is str else ""
+            if type(text) is not str:
+                problems.error(lineno, "bad-message", "message event without a text: skipped")
+                continue
             role = record.get("role")
             if role == "assistant":
                 builder.add(Message("assistant", [TextPart(text)] if text else [], timestamp=ts,
