@@ -18,6 +18,7 @@ from sts.converters.openai.converter import OpenAIConverter
 from sts.model import ImagePart, Session, ThinkingPart
 from tests.support import (
     CASES,
+    checked_model,
     corpus,
     detected,
     line_codes,
@@ -62,11 +63,10 @@ def case_id(path: Path) -> str:
 # -- snapshots and validity ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("path", HISTORIES, ids=case_id)
-def test_case_snapshot(path, target, snapshot_jsonl):
+def test_case_snapshot(path, snapshot_model):
     session, _ = read_one(path)
-    assert write_checked(session, target) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=case_id)

@@ -14,6 +14,7 @@ from sts.converters.droid import DroidConverter
 from sts.model import ImagePart, Session, ThinkingPart
 from tests.support import (
     CASES,
+    checked_model,
     corpus,
     detected,
     line_codes,
@@ -51,11 +52,10 @@ def shape(session: Session) -> list[tuple[str, str | None]]:
 # -- snapshots, validity, the real pi ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.parent.name)
-def test_case_snapshot(path, target, snapshot_jsonl):
+def test_case_snapshot(path, snapshot_model):
     session, _ = read_one(path)
-    assert write_checked(session, target) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.parent.name)

@@ -13,6 +13,7 @@ from sts.model import Session
 from tests.support import (
     CASES,
     SAMPLES,
+    checked_model,
     corpus,
     detected,
     line_codes,
@@ -39,11 +40,10 @@ def read_one(path: Path | bytes, **options) -> tuple[Session, list]:
     return sessions[0], problems
 
 
-@pytest.mark.parametrize("target", ["sts", "pi"])
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.stem[:8])
-def test_case_snapshot(path, target, snapshot_jsonl):
+def test_case_snapshot(path, snapshot_model):
     session, _ = read_one(path)
-    assert write_checked(session, target) == snapshot_jsonl
+    assert checked_model(session) == snapshot_model
 
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.stem[:8])
