@@ -196,7 +196,7 @@ class TaskReader:
     def xml_reply(self, message: Message, text: str, answered: Answered) -> None:
         """A text in the XML tool protocol: its text, thinking and calls, in order."""
         for segment in parse_xml_reply(text):
-            if type(segment) is XmlCall:
+            if isinstance(segment, XmlCall):
                 self.tool_call(message, None, segment.name, segment.params, answered)
             elif segment[0] == "thinking":
                 message.content.append(ThinkingPart(segment[1]))

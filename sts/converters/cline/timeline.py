@@ -148,7 +148,8 @@ def request(row: dict[str, Any]) -> Request:
     tokens = [_int(data.get(k)) for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")]
     cost = number_or_none(data.get("cost"))
     if any(t is not None for t in tokens) or cost is not None:
-        found.usage = Usage(*(t or 0 for t in tokens), cost_total=cost)
+        given, output, cache_read, cache_write = (t or 0 for t in tokens)
+        found.usage = Usage(given, output, cache_read, cache_write, cost_total=cost)
     return found
 
 
