@@ -229,7 +229,8 @@ def main() -> None:
                         "one, to compare peak memory")
     parser.add_argument("--only", default="",
                         help="comma-separated inputs to measure (claude-code, codex, pi, openai, "
-                        "sts, copilot, cursor); only their table, no batch or streaming test")
+                        "sts, copilot, cursor, cline, factory-droid, openclaw); only their "
+                        "table, no batch or streaming test")
     args = parser.parse_args()
     # An installed package has its bytecode compiled (pip does it); an editable checkout run with
     # PYTHONDONTWRITEBYTECODE would compile every module at each start instead.
