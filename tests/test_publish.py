@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from sts.cli import main
 from sts.pipeline import UsageError
 from sts.publish import PublishOptions, publish
-from sts.publish.folder import MANIFEST, REPORT, cut
+from sts.publish.folder import MANIFEST, REPORT, REVIEW, cut
 from sts.publish.push import plan, push
 from sts.publish.scanners import trufflehog
 from sts.redact import RedactionConfig
@@ -233,6 +233,7 @@ def test_the_upload_up_to_the_network_call(tmp_path):
     names = [name for name, _ in upload.files]
     assert "README.md" in names and MANIFEST in names and REPORT in names
     assert not any(name.startswith(".") for name in names)
+    assert (out / REVIEW).is_file() and REVIEW not in names
     assert upload.describe().startswith(f"would upload {len(names)} file(s)")
     assert "private dataset someone/traces" in upload.describe()
     api = FakeApi()
@@ -241,6 +242,7 @@ def test_the_upload_up_to_the_network_call(tmp_path):
     assert (create, send) == ("create_repo", "upload_folder")
     assert created["private"] is True and created["repo_type"] == "dataset"
     assert sent["folder_path"] == str(out) and ".*" in sent["ignore_patterns"]
+    assert REVIEW in sent["ignore_patterns"]
     with pytest.raises(ValueError, match="user/name"):
         plan(out, "no-slash")
 

@@ -4,7 +4,8 @@ With ``huggingface_hub`` (the ``hub`` extra): the dataset repository is created 
 asked otherwise, then the folder is sent with ``upload_folder``, which (with ``hf_xet``, its
 default) commits large folders in batches and resumes an interrupted upload when run again:
 committed files are skipped and uploaded data is deduplicated. ``upload_large_folder`` is used
-instead where the installed version has it. Hidden files (the staging folder) are never sent.
+instead where the installed version has it. Hidden files (the staging folder) and the local
+review page (``_sts/redaction-review.html``) are never sent.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sts.publish.folder import MANIFEST
+from sts.publish.folder import MANIFEST, REVIEW
 
-IGNORE = [".*", "**/.*"]
+#: Never sent: hidden files (the staging folder) and the local review page (a second copy of
+#: every session, for the person publishing).
+IGNORE = [".*", "**/.*", REVIEW]
 
 
 @dataclass
@@ -49,6 +52,7 @@ def plan(folder: str | Path, repo: str, private: bool = True) -> UploadPlan:
         (path.relative_to(root).as_posix(), path.stat().st_size)
         for path in root.rglob("*")
         if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts)
+        and path.relative_to(root).as_posix() != REVIEW
     )
     return UploadPlan(repo, private, root, files)
 
