@@ -67,7 +67,7 @@ class ClineConverter(Converter):
 
         return read(stream, context, self.options(context).drop_injected)
 
-    def is_companion(self, path: Path) -> bool:
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
         name = path.name
         if name in COMPANIONS:
             return (path.parent / HISTORY).is_file()

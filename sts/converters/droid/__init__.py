@@ -63,7 +63,7 @@ class DroidConverter(Converter):
 
         return read(stream, context)
 
-    def is_companion(self, path: Path) -> bool:
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
         if not path.name.endswith(SETTINGS_SUFFIX):
             return False
         stem = path.name.removesuffix(SETTINGS_SUFFIX)

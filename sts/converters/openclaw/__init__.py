@@ -64,7 +64,7 @@ class OpenClawConverter(Converter):
 
         return read(stream, context)
 
-    def is_companion(self, path: Path) -> bool:
+    def is_companion(self, path: Path, root: Path | None = None) -> bool:
         """The agent's session index (``agents/<id>/sessions/sessions.json``): no session."""
         parent = path.parent
         return (path.name == "sessions.json" and parent.name == "sessions"
