@@ -15,12 +15,11 @@ object).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import orjson
 
-from sts.lines import clean_text, clean_value
+from sts.lines import clean_value, dumps_deep
 from sts.model import ToolCall
 
 RAW_KEY = "_raw"
@@ -47,6 +46,21 @@ def parse_arguments(value: Any) -> tuple[Any, str | None]:
     return parsed, None
 
 
+def depth_past(value: Any, limit: int) -> bool:
+    """Whether `value` nests more than `limit` levels of objects and arrays (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if depth > limit:
+                return True
+            members = item.values() if kind is dict else item
+            stack.extend((member, depth + 1) for member in members
+                         if type(member) is dict or type(member) is list)
+    return False
+
+
 def arguments_json(call: ToolCall) -> str:
     """The arguments as one JSON text, for STS (lone surrogates written as U+FFFD)."""
     value = call.arguments
@@ -61,14 +75,20 @@ def arguments_json(call: ToolCall) -> str:
     try:  # the same text as a clean value would give when read back
         return orjson.dumps(clean_value(value)).decode()
     except (orjson.JSONEncodeError, RecursionError):
-        return clean_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        return dumps_deep(value)
+
+
+#: How deep Pi arguments may nest: a Pi line holds them 5 levels down (entry, message, content,
+#: the call, arguments), and readers (orjson, our validator) stop at 1024 levels.
+PI_ARGUMENTS_DEPTH = 1024 - 5
 
 
 def arguments_object(call: ToolCall) -> dict[str, Any]:
-    """The arguments as an object, for Pi."""
+    """The arguments as an object, for Pi. An object nested deeper than a Pi line can hold
+    (`PI_ARGUMENTS_DEPTH`) is kept whole as its JSON text under ``_raw``."""
     value = call.arguments
-    if type(value) is dict:
-        return value
     if value is None:
         return {RAW_KEY: call.raw_arguments} if call.raw_arguments is not None else {}
-    return {VALUE_KEY: value}
+    if depth_past(value, PI_ARGUMENTS_DEPTH - (type(value) is not dict)):
+        return {RAW_KEY: arguments_json(call)}
+    return value if type(value) is dict else {VALUE_KEY: value}

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.support import lines, read_sessions, write_checked
+from tests.support import assert_valid, lines, read_sessions, write_checked
 
 
 def sts(*args: str | Path, stdin: bytes | None = None, cwd: Path | None = None, **kw):
@@ -400,3 +400,25 @@ def test_an_unreadable_sub_agent_file_fails_only_itself(tmp_path, monkeypatch):
     assert "agent-deadbeef.jsonl" in result.output and "Permission denied" in result.output
     names = set(written(out))
     assert names == {f"{MAIN_20}.jsonl", f"{MAIN_20}.agent-feedface.jsonl"}
+
+
+# --- item 7: any depth the parser accepts is written ------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [300, 990, 1015, 1023])
+@pytest.mark.parametrize("to", ["sts", "pi"])
+def test_tool_arguments_as_deep_as_the_parser_reads_are_written(tmp_path, depth, to):
+    arguments = "[" * depth + "1" + "]" * depth
+    chat_file = tmp_path / "chat.json"
+    chat_file.write_bytes(orjson.dumps({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]}))
+    out = tmp_path / "out.jsonl"
+    done = sts("convert", chat_file, "--from", "openai", "--to", to, "-o", out)
+    assert done.returncode == 0, done.stderr
+    data = out.read_bytes()
+    assert_valid(data, to)
+    assert arguments.encode() in data.replace(b"\\", b"") or b'"_raw"' in data

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
-from sts.lines import clean_text, clean_value
+from sts.lines import clean_value
+from sts.lines import dumps_deep as lines_dumps_deep
 from sts.model import ImagePart, MediaPart, Message, Session, Usage
 from sts.spill import StoredText
 from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importable here)
@@ -36,11 +36,9 @@ def dump_line(obj: Any) -> bytes:
 
 
 def dumps_deep(value: Any) -> str:
-    """Compact JSON text of `value` by the standard library (deeper nesting than orjson), with
-    lone surrogates replaced by U+FFFD."""
-    return clean_text(
-        json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_stored_text)
-    )
+    """Compact JSON text of `value` at any depth (see `sts.lines.dumps_deep`), stored texts
+    included, lone surrogates replaced by U+FFFD."""
+    return lines_dumps_deep(value, _stored_text)
 
 
 def _stored_json(value: Any) -> orjson.Fragment:
