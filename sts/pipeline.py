@@ -169,9 +169,13 @@ def _convert(
         options = {"subagents": settings.subagents, **settings.options}
         context = ReadContext(problems, job.source, converter.Options.of(options))
         emitter = Emitter(job, target, settings, problems, result)
-        for session in converter.read(stream, context):
-            emitter.add(session)
-        emitter.finish()
+        try:
+            for session in converter.read(stream, context):
+                emitter.add(session)
+            emitter.finish()
+        except ConversionFailed:
+            emitter.withdraw()  # --on-error fail: nothing written for this input
+            raise
 
 
 
@@ -239,6 +243,8 @@ class Emitter:
         self.resolved_dirs: dict[Path, Path] = {}
         self.redactor = redactor_for(settings.redaction)
         self.names = OutputNames(target.reserved)
+        #: ``--on-error fail``: the files written so far, removed if the input then fails
+        self.written: list[Path] | None = [] if settings.policy == "fail" else None
 
     def add(self, session: Session) -> None:
         self._keep_raw_lines(session)
@@ -300,10 +306,19 @@ class Emitter:
         try:
             with atomic_output(path, streams=not directory) as out:
                 self.writer(session, out, self.settings.harness, release=True)
+            if self.written is not None and directory:
+                self.written.append(path)
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise OutputFailed(path, exc) from exc
+
+    def withdraw(self) -> None:
+        """Remove the files this input wrote (its sessions before a failure under ``fail``)."""
+        for path in self.written or ():
+            with suppress(OSError):
+                path.unlink()
+        self.result.sessions = 0
 
     def _root(self) -> Path:
         """The output directory, resolved once."""

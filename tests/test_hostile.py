@@ -422,3 +422,16 @@ def test_tool_arguments_as_deep_as_the_parser_reads_are_written(tmp_path, depth,
     data = out.read_bytes()
     assert_valid(data, to)
     assert arguments.encode() in data.replace(b"\\", b"") or b'"_raw"' in data
+
+
+# --- --on-error fail on a stream of sessions ---------------------------------------------------
+
+
+def test_fail_on_a_streamed_jsonl_writes_nothing_for_that_input(tmp_path):
+    source = tmp_path / "chats.jsonl"
+    source.write_bytes(jsonl(chat("one"), chat("two")) + b"{broken\n" + jsonl(chat("three")))
+    out = tmp_path / "out"
+    done = sts("convert", source, "--from", "openai", "--on-error", "fail", "-o", f"{out}/")
+    assert done.returncode == 1, done.stderr
+    assert list(out.rglob("*.jsonl")) == [] if out.exists() else True
+    assert "0 session(s) written" in done.stderr or "session(s) written" not in done.stderr
