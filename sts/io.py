@@ -15,6 +15,8 @@ from typing import BinaryIO
 from sts.converters.base import Peek
 
 HEAD_SIZE = 256 * 1024
+#: How far a head is read to hold a whole first line.
+MAX_FIRST_LINE = 64 * 1024 * 1024
 BUFFER_SIZE = 1024 * 1024
 _temporary_numbers = itertools.count()
 
@@ -42,22 +44,32 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _read_head(stream: BinaryIO) -> bytes:
+def _read_head(stream: BinaryIO) -> tuple[bytes, bool]:
+    """The head of `stream` for sniffing, and whether it is the whole input.
+
+    `HEAD_SIZE` bytes, or more when no line ends in them: the first line is read whole (up to
+    `MAX_FIRST_LINE`), so that a long first line (a Codex ``session_meta`` with long
+    instructions, a big Pi header) can still be parsed by the sniffers.
+    """
     chunks = []
     size = 0
-    while size < HEAD_SIZE:
-        chunk = stream.read(HEAD_SIZE - size)
+    limit = HEAD_SIZE
+    line_ended = False
+    while size < limit:
+        chunk = stream.read(limit - size)
         if not chunk:
-            break
+            return b"".join(chunks), True
         chunks.append(chunk)
         size += len(chunk)
-    return b"".join(chunks)
+        line_ended = line_ended or b"\n" in chunk
+        if size >= limit and not line_ended:
+            limit = min(limit * 2, MAX_FIRST_LINE)
+    return b"".join(chunks), False
 
 
 def peek_stream(stream: BinaryIO, name: str | None = None) -> tuple[Peek, BinaryIO]:
     """Peek at the head of a binary stream; return the peek and a stream that starts over."""
-    head = _read_head(stream)
-    complete = len(head) < HEAD_SIZE
+    head, complete = _read_head(stream)
     if stream.seekable():
         stream.seek(-len(head), os.SEEK_CUR)
         return Peek(head, name, complete), stream
@@ -68,8 +80,8 @@ def peek_stream(stream: BinaryIO, name: str | None = None) -> tuple[Peek, Binary
 def peek_file(path: Path) -> Peek:
     """The head of a file, for sniffing."""
     with open(path, "rb") as handle:
-        head = handle.read(HEAD_SIZE)
-    return Peek(head, path.name, len(head) < HEAD_SIZE)
+        head, complete = _read_head(handle)
+    return Peek(head, path.name, complete)
 
 
 def open_binary(path: Path) -> BinaryIO:

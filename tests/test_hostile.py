@@ -29,7 +29,10 @@ def jsonl(*records: object) -> bytes:
     return b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in records)
 
 
-def pi_file(*entries: dict, stamp: str = "2026-03-02T09:14:05.112Z") -> bytes:
+STAMP = "2026-03-02T09:14:05.112Z"
+
+
+def pi_file(*entries: dict, stamp: str = STAMP) -> bytes:
     """A Pi v3 session whose entries are chained by parentId in order."""
     records: list[dict] = [{"type": "session", "version": 3, "id": "s1", "timestamp": stamp}]
     parent = None
@@ -435,3 +438,21 @@ def test_fail_on_a_streamed_jsonl_writes_nothing_for_that_input(tmp_path):
     assert done.returncode == 1, done.stderr
     assert list(out.rglob("*.jsonl")) == [] if out.exists() else True
     assert "0 session(s) written" in done.stderr or "session(s) written" not in done.stderr
+
+
+# --- detection on a first line past the head --------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [300_000, 3_000_000])
+def test_a_first_line_longer_than_the_head_is_detected(tmp_path, size):
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": STAMP,
+              "cwd": "/x" + "y" * size}
+    source = tmp_path / "big-header.jsonl"
+    source.write_bytes(jsonl(header, {"type": "message", "id": "e0", "parentId": None,
+                                      "timestamp": STAMP, **user("hi")}))
+    done = sts("detect", source)
+    assert done.stdout.decode().split("\t")[-1].strip() == "pi", done.stderr
+    done = sts("detect", "-", stdin=source.read_bytes())
+    assert done.stdout.decode().split("\t")[-1].strip() == "pi", done.stderr
+    done = sts("convert", source)
+    assert done.returncode == 0, done.stderr
