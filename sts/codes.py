@@ -46,6 +46,8 @@ _CODES = (
     Code("truncated-record", E, None,
          "a record cut off mid-write with the next record glued to it: the cut part skipped"),
     Code("glued-records", W, None, "two or more records on one line, split apart"),
+    Code("number-out-of-range", W, None,
+         "a number too large for a double (1e400): the line kept, the number as its text"),
     Code("not-an-object", E, E, "a line is JSON but not an object where the format wants one"),
     Code("too-deep", E, None, "JSON nested deeper than the parser's limit: cannot be read"),
     Code("invalid-utf8", W, None, "invalid UTF-8 bytes replaced by U+FFFD"),

@@ -11,13 +11,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 import orjson
 
-from sts.problems import Problems
+from sts.problems import Problems, shorten
 
 BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -30,6 +31,8 @@ _ESCAPE = re.compile(
 _LONE_ESCAPE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
 _TRAILING = "unexpected content after document"
 _EOF = "unexpected end of data"
+_INFINITE = "number is infinity"
+_INFINITY = float("inf")
 MAX_DEPTH = 1024  # orjson's limit
 RECOVERY_TRIES = 64
 RECORD_KEYS = frozenset(("uuid", "sessionId", "timestamp"))
@@ -93,6 +96,10 @@ def loads_document(data: bytes, problems: Problems) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        if exc.msg.startswith(_INFINITE):
+            kept = _loads_huge_numbers(data, exc.lineno, problems)
+            if kept is not None:
+                return kept
         code, text = _diagnose(exc, data, cut_off=True)
         if code == "truncated-line":
             code = "truncated-document"
@@ -203,6 +210,10 @@ def _parse_slowly(raw: bytes, lineno: int, problems: Problems, split_glued: bool
         return [orjson.loads(data)]
     except orjson.JSONDecodeError as exc:
         error = exc
+    if error.msg.startswith(_INFINITE):
+        kept = _loads_huge_numbers(data, lineno, problems)
+        if kept is not None:
+            return [kept]
     values = _split_glued(data) if error.msg == _TRAILING else None
     if values is not None and split_glued:
         problems.warning(
@@ -223,6 +234,31 @@ def _parse_slowly(raw: bytes, lineno: int, problems: Problems, split_glued: bool
     code, text = _diagnose(error, data, cut_off=not raw.endswith(b"\n"))
     problems.error(lineno, code, text, raw)
     return []
+
+
+def _loads_huge_numbers(data: bytes, lineno: int, problems: Problems) -> Any:
+    """Parse a line holding a number too large for a double (``1e400``), each such number kept
+    as its text and reported; None when the line is not JSON for another reason."""
+    huge: list[str] = []
+
+    def number(text: str) -> float | str:
+        value = float(text)
+        if value in (_INFINITY, -_INFINITY):
+            huge.append(text)
+            return text
+        return value
+
+    def constant(text: str) -> Any:  # NaN and Infinity are not JSON
+        raise ValueError(text)
+
+    try:
+        value = json.loads(data, parse_float=number, parse_constant=constant)
+    except (ValueError, RecursionError):
+        return None
+    for text in huge:
+        problems.warning(lineno, "number-out-of-range",
+                         f"number {shorten(text)} is too large for a double: kept as the text")
+    return value
 
 
 def _repair(data: bytes, lineno: int | None, problems: Problems) -> bytes:

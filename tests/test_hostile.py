@@ -456,3 +456,23 @@ def test_a_first_line_longer_than_the_head_is_detected(tmp_path, size):
     assert done.stdout.decode().split("\t")[-1].strip() == "pi", done.stderr
     done = sts("convert", source)
     assert done.returncode == 0, done.stderr
+
+
+# --- numbers too large for a double -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("document", [False, True])
+def test_a_huge_number_keeps_its_line_and_is_reported(tmp_path, document):
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    messages = [{"role": "user", "content": "go", "score": "HUGE"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    data = orjson.dumps({"messages": messages}).replace(b'"HUGE"', b"1e400") + b"\n"
+    source = tmp_path / ("chat.json" if document else "chats.jsonl")
+    source.write_bytes(data)
+    out = tmp_path / "out.jsonl"
+    done = sts("convert", source, "--from", "openai", "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert "1e400" in done.stderr and "[number-out-of-range]" in done.stderr
+    assert [m["message"]["role"] for m in lines(out.read_bytes())[1:]] == [
+        "user", "assistant", "tool"]
