@@ -291,7 +291,7 @@
     var wrap = el("div", "tablewrap"), table = el("table"), thead = el("thead"), tr = el("tr");
     var cols = [["title", "Title"], ["harness", "Harness"], ["ts", "Date"], ["n", "Messages"], ["calls", "Tool calls"], ["sub", "Sub-agents"], ["file", "File"]];
     cols.forEach(function (c) {
-      var th = el("th", c[0] === "file" ? "file" : "", c[1]);
+      var th = el("th", c[0] === "file" || c[0] === "sub" ? c[0] : "", c[1]);
       th.dataset.key = c[0];
       if (c[0] === sortKey) th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
       th.addEventListener("click", function () {
@@ -310,11 +310,11 @@
       var row = el("tr");
       row.dataset.text = (r.title + " " + r.harness + " " + r.file).toLowerCase();
       var t = el("td", "title"); t.appendChild(link("#s" + r.s, r.title, "open")); row.appendChild(t);
-      row.appendChild(el("td", "", r.harness));
+      row.appendChild(el("td", "harness", r.harness));
       row.appendChild(el("td", "date", when(r.ts).slice(0, 16)));
       row.appendChild(el("td", "num", num(r.n)));
       row.appendChild(el("td", "num", num(r.calls)));
-      row.appendChild(el("td", "num", num(r.sub)));
+      row.appendChild(el("td", "num sub", num(r.sub)));
       row.appendChild(el("td", "file mono", r.file));
       body.appendChild(row);
     });
