@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import json
 import re
 
 import orjson
@@ -19,7 +18,14 @@ from sts.view.cli import run_view
 from sts.view.page import json_block
 from sts.view.redaction import marks_from_findings
 from tests.support import CASES, SAMPLES
-from tests.view_cases import HOSTILE_TEXTS, Finding, redacted_session, write_hostile
+from tests.view_cases import (
+    HOSTILE_TEXTS,
+    TOKEN,
+    Finding,
+    redacted_session,
+    write_hostile,
+    write_token_session,
+)
 
 SCRIPT_TAG = re.compile(rb"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S)
 
@@ -163,21 +169,12 @@ def test_a_finding_whose_path_is_gone_still_lists():
 
 
 def test_view_redact_marks_each_replaced_secret_and_leaves_none_in_the_page(tmp_path):
-    token = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456"
-    source = tmp_path / "s.jsonl"
-    call = {"id": "c", "function": {"name": "bash",
-                                    "arguments": json.dumps({"command": f"gh auth {token}"})}}
-    lines = [
-        {"type": "session", "harness": "pi", "id": "s1"},
-        {"type": "message", "message": {"role": "user", "content": f"use {token}"}},
-        {"type": "message", "message": {"role": "assistant", "content": "", "toolCalls": [call]}},
-    ]
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    source = write_token_session(tmp_path / "s.jsonl")
     out = tmp_path / "s.html"
     result = CliRunner().invoke(main, ["view", str(source), "-o", str(out), "-q", "--redact"])
     assert result.exit_code == 0, result.output
     page = out.read_bytes()
-    assert token.encode() not in page
+    assert TOKEN.encode() not in page
     findings = orjson.loads(re.search(rb'id="findings">(.*?)</script>', page).group(1))
     assert [(f["m"], f["rule"], f["text"]) for f in findings] == [
         (0, "github-token", "[REDACTED:github-token]"),
@@ -221,20 +218,11 @@ def test_publish_writes_a_review_page_with_each_finding(tmp_path):
     from sts.publish.folder import REVIEW
     from sts.redact import RedactionConfig
 
-    token = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456"
-    source = tmp_path / "in.jsonl"
-    call = {"id": "c", "function": {"name": "bash",
-                                    "arguments": json.dumps({"command": f"gh auth {token}"})}}
-    lines = [
-        {"type": "session", "harness": "pi", "id": "s1", "name": "demo"},
-        {"type": "message", "message": {"role": "user", "content": f"use {token}"}},
-        {"type": "message", "message": {"role": "assistant", "content": "", "toolCalls": [call]}},
-    ]
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    source = write_token_session(tmp_path / "in.jsonl")
     options = PublishOptions(redaction=RedactionConfig(environment={}), scanner=None)
     publish([source], tmp_path / "out", options)
     page = (tmp_path / "out" / REVIEW).read_bytes()
-    assert token.encode() not in page
+    assert TOKEN.encode() not in page
     findings = orjson.loads(re.search(rb'id="findings">(.*?)</script>', page).group(1))
     assert [(f["m"], f["rule"], f["text"]) for f in findings] == [
         (0, "github-token", "[REDACTED:github-token]"),

@@ -65,3 +65,19 @@ def redacted_session() -> tuple[Session, list[Finding]]:
         Finding(None, "name", 14, 20, "home-path"),
     ]
     return session, findings
+
+
+TOKEN = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456"  # a GitHub token's shape, no real one
+
+
+def write_token_session(path: Path) -> Path:
+    """An STS file holding `TOKEN` in a prompt and in a tool call's arguments."""
+    call = {"id": "c", "function": {"name": "bash",
+                                    "arguments": json.dumps({"command": f"gh auth {TOKEN}"})}}
+    lines = [
+        {"type": "session", "harness": "pi", "id": "s1", "name": "demo"},
+        {"type": "message", "message": {"role": "user", "content": f"use {TOKEN}"}},
+        {"type": "message", "message": {"role": "assistant", "content": "", "toolCalls": [call]}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
