@@ -158,22 +158,24 @@
   var observer = new IntersectionObserver(function (entries) {
     entries.forEach(function (e) {
       if (!e.isIntersecting || !view) return;
-      if (e.target === view.bottom) grow(1); else if (e.target === view.top) grow(-1);
+      // A reader already at the edge of what is drawn gets more at once.
+      var edge = e.boundingClientRect.top < innerHeight && e.boundingClientRect.bottom > 0 ? 4 : 1;
+      if (e.target === view.bottom) grow(1, edge); else if (e.target === view.top) grow(-1, edge);
     });
   }, { rootMargin: "3000px 0px" });
   function rewatch(node) { observer.unobserve(node); observer.observe(node); }
-  function grow(dir) {
-    var h = head(view.s), frag = document.createDocumentFragment(), i;
+  function grow(dir, times) {
+    var h = head(view.s), frag = document.createDocumentFragment(), i, count = BATCH * (times || 1);
     if (dir > 0) {
       if (view.hi >= h.n) return;
-      var end = Math.min(h.n, view.hi + BATCH);
+      var end = Math.min(h.n, view.hi + count);
       for (i = view.hi; i < end; i++) { var node = renderMsg(view.s, i); if (!node) break; frag.appendChild(node); }
       view.list.appendChild(frag); view.hi = i;
       if (view.hi - view.lo > KEEP) trim(1);
       requestAnimationFrame(function () { if (view) rewatch(view.bottom); });
     } else {
       if (view.lo <= 0) return;
-      var start = Math.max(0, view.lo - BATCH), anchor = view.list.firstChild;
+      var start = Math.max(0, view.lo - count), anchor = view.list.firstChild;
       var before = anchor ? anchor.getBoundingClientRect().top : 0;
       for (i = start; i < view.lo; i++) frag.appendChild(renderMsg(view.s, i));
       view.list.insertBefore(frag, anchor); view.lo = start;
