@@ -27,8 +27,6 @@ HARNESS = "cursor-cli"
 TURN_ROLES = frozenset(("user", "assistant", "system"))
 #: Control lines: Cursor's own, and the headers TeichAI/teich prepends to the lines it exports.
 CONTROL_TYPES = frozenset(("turn_ended", "cursor_session_meta", "cursor_available_tools"))
-#: Keys that mark another format's lines (Claude Code, Codex, Pi, STS).
-FOREIGN_KEYS = ("uuid", "sessionId", "parentUuid", "timestamp", "payload", "parentId")
 TRANSCRIPTS_DIR = "agent-transcripts"
 PROJECT_COMPANIONS = frozenset(("repo.json", "worker.log"))
 PROJECT_COMPANION_DIRS = frozenset(("mcps", "terminals"))
@@ -48,8 +46,6 @@ class CursorCliConverter(Converter):
     def sniff(self, peek: Peek) -> float:
         turns = controls = 0
         for record in peek.objects[:20]:
-            if any(key in record for key in FOREIGN_KEYS):
-                return 0.0
             if is_turn(record):
                 turns += 1
             elif record.get("type") in CONTROL_TYPES:
