@@ -189,9 +189,10 @@ class EventLog:
             self.problems.error(lineno, "unknown-record", f"{what}: skipped")
             return
         self.seen_event = True
-        ts = self._time(record.get("timestamp"), lineno)
         handler = HANDLERS.get(kind)
         if handler is not None:
+            # only the events that become messages (or start the session) need their time
+            ts = self._time(record.get("timestamp"), lineno) if kind in TIMED else None
             handler(self, self._route(record, data), data, ts, lineno)
         elif kind not in SILENT_TYPES and not kind.startswith(SILENT_PREFIXES):
             self.problems.error(lineno, "unknown-record", f"event type {kind!r} skipped")
@@ -549,6 +550,12 @@ class EventLog:
                 target.metadata["subagentLinks"] = links[id(target)]
 
 
+#: The events whose envelope time is used (the others are never parsed for it).
+TIMED = frozenset((
+    "session.start", "session.resume", "user.message", "system.message", "hook.start",
+    "assistant.message", "tool.execution_complete", "session.compaction_complete",
+    "session.context_cleared", "session.error",
+))
 HANDLERS = {
     "session.start": EventLog.session_start,
     "session.resume": EventLog.session_resume,
