@@ -57,6 +57,13 @@ def test_case_snapshot(name, snapshot_model):
     assert checked_model(session) == snapshot_model
 
 
+@pytest.mark.parametrize("name", CASE_FILES)
+def test_every_case_and_sub_agent_loads_in_the_real_pi(name):
+    session, _ = read_case(name)
+    for each in walk([session]):
+        pi_agrees(each)
+
+
 # -- detection ------------------------------------------------------------------------------
 
 
@@ -137,6 +144,26 @@ def test_sub_agent_is_a_child_linked_to_its_task_call():
     assert all("Searching" not in m.text for m in session.messages)
     without, _ = read_case("subagent_parallel.jsonl", subagents=False)
     assert without.children == [] and "subagentLinks" not in without.metadata
+
+
+def test_older_build_sub_agent_known_only_by_its_task_call():
+    session, problems = read_case("older_build_parent_tool_call.jsonl")
+    assert problems == []  # session.truncation is a known event, left out
+    assert [(m.role, m.text) for m in session.messages] == [
+        ("user", "who calls parse()?"),
+        ("assistant", "Delegating."), ("tool", "main.ts calls it."),
+        ("assistant", "Only src/main.ts calls parse()."),
+    ]
+    selection = session.messages[0].content[1]
+    assert (selection.kind, selection.url) == ("selection", "/srv/repo/src/parse.ts")
+    (child,) = session.children
+    assert child.id == "0b0b0b0b-0000-4000-8000-000000000001-task-tc_task"
+    assert child.key == "task-tc_task" and "agentId" not in child.metadata
+    assert child.metadata["parentToolCallId"] == "tc_task"
+    assert child.name == "find callers of parse"  # the task call's prompt argument
+    assert [(m.role, m.tool_call_id) for m in child.messages] == [
+        ("assistant", None), ("tool", "tc_grep"), ("assistant", None)]
+    assert child.messages[0].model == "gpt-5"  # the session's selected model
 
 
 def test_resumed_file_keeps_both_runs_and_never_sums_the_shutdowns():

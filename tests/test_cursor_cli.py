@@ -22,6 +22,7 @@ from tests.support import (
     line_codes,
     pi_agrees,
     read_sessions,
+    walk,
 )
 
 CASE_DIR = CASES / "cursor-cli"
@@ -52,6 +53,13 @@ def shape(session: Session) -> list[tuple[str, str | None]]:
 def test_case_snapshot(name, snapshot_model):
     session, _ = read_case(name)
     assert checked_model(session) == snapshot_model
+
+
+@pytest.mark.parametrize("name", CASE_FILES)
+def test_every_case_and_sub_agent_loads_in_the_real_pi(name):
+    session, _ = read_case(name)
+    for each in walk([session]):
+        pi_agrees(each)
 
 
 @pytest.mark.parametrize("name", CASE_FILES)

@@ -8,7 +8,10 @@ Every line is an envelope ``{type, data, id, timestamp, parentId, agentId?}``; t
   file. Each sub-agent becomes a child `Session` (id = its ``agentId``, key ``agent-<id>``)
   linked to the ``task`` call that spawned it (``subagent.started.toolCallId``): child metadata
   ``parentSessionId``/``parentToolCallId``/``agentId``/``agentName``, parent ``subagentLinks``.
-  A sub-agent spawned by a sub-agent is a child of that sub-agent.
+  A sub-agent spawned by a sub-agent is a child of that sub-agent. Older builds without
+  ``agentId``: the sub-agent is known by its task call only (key ``task-<call id>``, id
+  ``<session id>-task-<call id>``, no ``agentId``). A sub-agent's title is its display name,
+  else the task call's ``description`` or ``prompt`` argument, else its own first prompt.
 - ``user.message``: ``content`` (as typed, never ``transformedContent``) is the prompt. One with
   a ``source`` other than ``user`` (skill and instruction injections, autopilot nudges) or a
   ``<system_notification>`` text is harness machinery: a system message of kind
@@ -61,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.building import ReadContext, SessionBuilder, TitleRank
+from sts.building import ReadContext, SessionBuilder, TitleRank, shorten
 from sts.building.coerce import text_or_none as _str
 from sts.building.content import image_from_url
 from sts.building.vocabulary import stop_reason
@@ -80,6 +83,7 @@ from sts.model import (
     StopReason,
     TextPart,
     ThinkingPart,
+    ToolCall,
     Usage,
     base64_size,
 )
@@ -165,6 +169,7 @@ class EventLog:
         self.threads: dict[str, Thread] = {}
         self.agent_of_call: dict[str, str] = {}  # task call id → sub-agent id
         self.owner: dict[str, Thread] = {}  # source tool call id → thread that made it
+        self.tasks: dict[str, ToolCall] = {}  # source tool call id → the call
         self.start: dict[str, Any] | None = None
         self.start_ms: int | None = None
         self.shutdown: dict[str, Any] | None = None
@@ -172,8 +177,11 @@ class EventLog:
         self.resumed: list[int] = []
         self.seen_event = False
 
-    def _thread(self, agent_id: str | None) -> Thread:
-        key = f"agent-{agent_id}" if agent_id is not None else None
+    def _thread(self, agent_id: str | None, key: str | None = None) -> Thread:
+        """A thread: the main one, a sub-agent with its `agent_id`, or (older builds, no
+        ``agentId``) one known only by its `key` ``task-<call id>``."""
+        if agent_id is not None:
+            key = f"agent-{agent_id}"
         builder = SessionBuilder(self.context, FORMAT, FORMAT, key=key, title_from_prompt=True)
         builder.offer_id(agent_id)
         return Thread(builder, agent_id)
@@ -199,14 +207,18 @@ class EventLog:
 
     def _route(self, record: dict[str, Any], data: dict[str, Any]) -> Thread:
         agent = _str(record.get("agentId"))
+        real = agent is not None
         if agent is None:
             parent_call = _str(data.get("parentToolCallId"))
             if parent_call is None:
                 return self.main
-            agent = self.agent_of_call.get(parent_call, f"task-{parent_call}")
+            agent = self.agent_of_call.get(parent_call)
+            real = agent is not None
+            agent = agent or f"task-{parent_call}"
         thread = self.threads.get(agent)
         if thread is None:
-            thread = self.threads[agent] = self._thread(agent)
+            thread = self._thread(agent) if real else self._thread(None, agent)
+            self.threads[agent] = thread
             thread.model = self.main.model
             parent_call = _str(data.get("parentToolCallId"))
             if parent_call is not None:
@@ -392,7 +404,9 @@ class EventLog:
             call.extras["type"] = "custom"
         message.tool_calls.append(call)
         source_id = request.get("toolCallId")
-        self.owner[str(source_id) if source_id is not None else call.id] = thread
+        source = str(source_id) if source_id is not None else call.id
+        self.owner[source] = thread
+        self.tasks[source] = call
 
     def tool_complete(self, thread: Thread, data: dict[str, Any], ts: int | None,
                       line: int) -> None:
@@ -526,7 +540,15 @@ class EventLog:
         links: dict[int, list[dict[str, Any]]] = {}
         parents: dict[str, Session] = {}
         for thread in self.threads.values():
+            if thread.agent_id is None:  # an older build's sub-agent, known by its task call
+                thread.builder.offer_id(f"{session.id}-{thread.session.key}")
             thread.builder.title(thread.info.get("agentDisplayName"), TitleRank.GIVEN)
+            task = self.tasks.get(thread.parent_call or "")
+            if task is not None and type(task.arguments) is dict:
+                for key in ("prompt", "description"):  # the later, stronger
+                    text = _str(task.arguments.get(key))
+                    if text is not None:
+                        thread.builder.title(shorten(" ".join(text.split())), TitleRank.SUMMARY)
             child = thread.builder.finish()
             child.cwd = session.cwd
             child.source_version = session.source_version
@@ -536,9 +558,9 @@ class EventLog:
             parent_thread = self.owner.get(thread.parent_call or "", self.main)
             parent = parent_thread.session if parent_thread is not thread else session
             child.metadata["parentSessionId"] = parent.id
-            link: dict[str, Any] = {"key": child.key, "sessionId": child.id,
-                                    "agentId": thread.agent_id}
-            child.metadata["agentId"] = thread.agent_id
+            link: dict[str, Any] = {"key": child.key, "sessionId": child.id}
+            if thread.agent_id is not None:
+                link["agentId"] = child.metadata["agentId"] = thread.agent_id
             if thread.parent_call is not None:
                 child.metadata["parentToolCallId"] = thread.parent_call
                 link["toolCallId"] = thread.parent_call
