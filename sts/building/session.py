@@ -97,6 +97,15 @@ class SessionBuilder:
         """The id of the call a result naming `source_id` (and tool `name`) answers."""
         return self.calls.answer(source_id, name, line)
 
+    def take_waiting(self, name: Any = None) -> str | None:
+        """The id of the oldest id-less call still waiting (of tool `name` first), now answered:
+        for a result the source gives without any id; None when no call waits."""
+        return self.calls.take_pending(name)
+
+    def forget_waiting(self) -> None:
+        """Id-less calls waiting so far get no result by position any more (a new user turn)."""
+        self.calls.pending.clear()
+
     def tool_name(self, call_id: str | None) -> str | None:
         """The tool name of the call `call_id` (None for an unknown id)."""
         return self.calls.names.get(call_id or "")

@@ -146,7 +146,7 @@ class Transcript:
                 self.media(lineno, part, content)
         if content:
             if role == "user":  # a new prompt: earlier calls get no result by position
-                self.builder.calls.pending.clear()
+                self.builder.forget_waiting()
             self.builder.add(Message(role, content))  # type: ignore[arg-type]
         for text in injected:
             self.builder.add(Message("system", [TextPart(text)],
@@ -207,7 +207,7 @@ class Transcript:
         output = part.get("output")
         text = output if type(output) is str else orjson.dumps(output).decode()
         content: list[Part] = [TextPart(text)] if text else []
-        call_id = self.builder.calls.take_pending(None)
+        call_id = self.builder.take_waiting()
         if call_id is None:
             self.builder.add(Message("system", content or [TextPart("")],
                                      kind=MessageKind.COMMAND_OUTPUT))
@@ -257,7 +257,7 @@ class Transcript:
                 self.builder.add(Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
                                          error_message=error))
         self.turn_start = len(self.messages)
-        self.builder.calls.pending.clear()
+        self.builder.forget_waiting()
 
     # -- the end ----------------------------------------------------------------------------
 
