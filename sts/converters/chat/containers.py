@@ -23,7 +23,7 @@ from sts.problems import Problems
 
 
 @dataclass(slots=True)
-class Entry:
+class TopLevel:
     """One top-level value: a JSONL line (`line` set) or an item of a document array."""
 
     value: Any
@@ -36,7 +36,7 @@ class Opened:
     """An opened input: `document` (parsed whole) or `lines` (streamed entries)."""
 
     document: Any = None
-    lines: Iterator[Entry] | None = None
+    lines: Iterator[TopLevel] | None = None
 
 
 def open_input(stream: BinaryIO, problems: Problems) -> Opened:
@@ -62,13 +62,13 @@ def open_input(stream: BinaryIO, problems: Problems) -> Opened:
     return Opened(lines=entries(itertools.chain(head.lines, stream), problems))
 
 
-def entries(lines: Iterable[bytes], problems: Problems) -> Iterator[Entry]:
+def entries(lines: Iterable[bytes], problems: Problems) -> Iterator[TopLevel]:
     """Every readable JSONL line as an entry keyed ``L<line>``."""
     records = iter_records(lines, problems, objects_only=False)  # type: ignore[arg-type]
-    return (Entry(value, line, f"L{line}") for line, value in records)
+    return (TopLevel(value, line, f"L{line}") for line, value in records)
 
 
-def document_entries(values: list[Any]) -> Iterator[Entry]:
+def document_entries(values: list[Any]) -> Iterator[TopLevel]:
     """The items of a document array as entries keyed ``item1``, ``item2``, ..."""
     for index, value in enumerate(values, 1):
-        yield Entry(value, None, f"item{index}")
+        yield TopLevel(value, None, f"item{index}")

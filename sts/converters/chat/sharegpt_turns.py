@@ -31,7 +31,7 @@ import orjson
 from sts.building import ReadContext
 from sts.building.coerce import text_or_none
 from sts.building.content import json_text
-from sts.converters.chat.containers import Entry
+from sts.converters.chat.containers import TopLevel
 from sts.converters.chat.hermes import (
     CALL_CLOSE,
     CALL_OPEN,
@@ -54,7 +54,7 @@ HERMES_TRAJECTORY_KEYS = ("model", "timestamp", "completed")
 
 
 def sharegpt_session(
-    record: dict[str, Any], entry: Entry | None, context: ReadContext
+    record: dict[str, Any], entry: TopLevel | None, context: ReadContext
 ) -> Session:
     """A session from one ShareGPT record."""
     key = entry.key if entry is not None and entry.key else None

@@ -21,7 +21,7 @@ from sts.building.coerce import int_or_zero
 from sts.building.content import anthropic_document, anthropic_image, anthropic_texts
 from sts.building.vocabulary import stop_reason
 from sts.converters.claude_code.harness_text import classify
-from sts.converters.claude_code.records import AGENT_TAIL, Entry, Queued
+from sts.converters.claude_code.records import AGENT_TAIL, Line, Queued
 from sts.converters.claude_code.thread import is_synthetic
 from sts.model import (
     Message,
@@ -56,7 +56,7 @@ class ThreadReader:
         self.tokens_before: int | None = None
         self.summaries: set[str] = set()
 
-    def build(self, entries: list[Entry], queued: list[Queued], typed: set[str]) -> None:
+    def build(self, entries: list[Line], queued: list[Queued], typed: set[str]) -> None:
         """Put the thread's messages in order on the builder's session; `typed` holds texts that
         user lines already carry."""
         for entry in entries:
@@ -78,7 +78,7 @@ class ThreadReader:
         self.items.sort(key=_first)
         self.builder.session.messages = place_results([message for _, message in self.items])
 
-    def add(self, entry: Entry, message: Message) -> None:
+    def add(self, entry: Line, message: Message) -> None:
         if message.timestamp is None:
             message.timestamp = to_ms(entry.record.get("timestamp"))
         if message.id is None:
@@ -87,7 +87,7 @@ class ThreadReader:
 
     # assistant -----------------------------------------------------------------------------
 
-    def assistant(self, entry: Entry) -> None:
+    def assistant(self, entry: Line) -> None:
         body = entry.record.get("message")
         if type(body) is not dict:
             self.problems.error(entry.line, "bad-message", "assistant line without a message")
@@ -115,7 +115,7 @@ class ThreadReader:
         if type(usage) is dict:
             message.usage = merge_usage(message.usage, usage)
 
-    def add_blocks(self, entry: Entry, message: Message, content: Any) -> None:
+    def add_blocks(self, entry: Line, message: Message, content: Any) -> None:
         known = len(message.tool_calls)
         self.builder.anthropic_blocks(message, content, entry.line, SILENT_BLOCKS)
         for call in message.tool_calls[known:]:
@@ -124,7 +124,7 @@ class ThreadReader:
                 if type(prompt) is str:
                     self.task_prompts.append((prompt.strip(), call.id))
 
-    def synthetic(self, entry: Entry, body: dict[str, Any]) -> None:
+    def synthetic(self, entry: Line, body: dict[str, Any]) -> None:
         text = "\n\n".join(p.text for p in anthropic_texts(body.get("content")))
         if entry.record.get("isApiErrorMessage") is True:
             message = Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
@@ -135,7 +135,7 @@ class ThreadReader:
 
     # user ----------------------------------------------------------------------------------
 
-    def user(self, entry: Entry) -> None:
+    def user(self, entry: Line) -> None:
         record = entry.record
         body = record.get("message")
         content = body.get("content") if type(body) is dict else None
@@ -162,7 +162,7 @@ class ThreadReader:
         if parts:
             self.user_text(entry, parts)
 
-    def user_text(self, entry: Entry, parts: list[Part]) -> None:
+    def user_text(self, entry: Line, parts: list[Part]) -> None:
         first = parts[0]
         found = classify(first.text) if type(first) is TextPart else None
         if found is not None:
@@ -178,7 +178,7 @@ class ThreadReader:
             message = Message("user", parts)
         self.add(entry, message)
 
-    def tool_result(self, entry: Entry, block: dict[str, Any]) -> None:
+    def tool_result(self, entry: Line, block: dict[str, Any]) -> None:
         call_id = self.builder.answer(block.get("tool_use_id"), None, entry.line)
         name = self.builder.tool_name(call_id)
         parts = self.result_parts(entry, block.get("content"), call_id or "", name in TASK_TOOLS)
@@ -188,7 +188,7 @@ class ThreadReader:
             self.agent_calls.setdefault(entry.agent_id, call_id)
         self.add(entry, message)
 
-    def result_parts(self, entry: Entry, content: Any, call_id: str, task: bool) -> list[Part]:
+    def result_parts(self, entry: Line, content: Any, call_id: str, task: bool) -> list[Part]:
         if type(content) is str or type(content) is StoredText:
             return [TextPart(content)]
         if content is None:
@@ -215,7 +215,7 @@ class ThreadReader:
                 self.media_block(entry, block, kind, "tool-result", parts)
         return parts
 
-    def media_block(self, entry: Entry, block: Any, kind: Any, where: str, parts: list[Part]
+    def media_block(self, entry: Line, block: Any, kind: Any, where: str, parts: list[Part]
                     ) -> None:
         """An image or document block of a user line or tool result; any other kind reported."""
         if kind == "image":
@@ -226,7 +226,7 @@ class ThreadReader:
             self.problems.error(entry.line, "unknown-block",
                                 f"unknown {where} block type {kind!r} skipped")
 
-    def compaction(self, entry: Entry, content: Any) -> None:
+    def compaction(self, entry: Line, content: Any) -> None:
         text = "\n\n".join(p.text for p in anthropic_texts(content))
         if text in self.summaries:
             return
@@ -238,7 +238,7 @@ class ThreadReader:
 
     # system and attachment lines -----------------------------------------------------------
 
-    def system(self, entry: Entry) -> None:
+    def system(self, entry: Line) -> None:
         record = entry.record
         subtype = record.get("subtype")
         content = record.get("content")
@@ -254,7 +254,7 @@ class ThreadReader:
             self.add(entry, Message("system", [TextPart(content)], kind=MessageKind.API_ERROR,
                                     error_message=content))
 
-    def attachment(self, entry: Entry) -> None:
+    def attachment(self, entry: Line) -> None:
         attachment = entry.record.get("attachment")
         if type(attachment) is not dict or attachment.get("type") != "queued_command":
             return
@@ -270,7 +270,7 @@ class ThreadReader:
             self.add(entry, Message("user", parts, kind=MessageKind.QUEUED))
 
 
-def typed_texts(entries: list[Entry]) -> set[str]:
+def typed_texts(entries: list[Line]) -> set[str]:
     """Texts that user lines and queued-command attachments carry (to drop duplicate queue ops)."""
     texts: set[str] = set()
     for entry in entries:

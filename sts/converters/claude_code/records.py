@@ -1,4 +1,4 @@
-"""Line parsing: a Claude Code JSONL stream → a `Transcript` of light `Entry` objects.
+"""Line parsing: a Claude Code JSONL stream → a `Transcript` of light `Line` objects.
 
 Each line is parsed once (`sts.lines.iter_records`, glued records split). Bulky fields that are
 never converted are dropped as soon as the line is read: the `toolUseResult` side-car (only its
@@ -40,7 +40,7 @@ SILENT_TYPES = frozenset((
 
 
 @dataclass(slots=True)
-class Entry:
+class Line:
     """One uuid-bearing line: its place in the file, its links and its (slimmed) record."""
 
     index: int
@@ -67,8 +67,8 @@ class Queued:
 class Transcript:
     """Everything one file says, in file order, before any threading."""
 
-    entries: list[Entry] = field(default_factory=list)
-    by_uuid: dict[str, Entry] = field(default_factory=dict)
+    entries: list[Line] = field(default_factory=list)
+    by_uuid: dict[str, Line] = field(default_factory=dict)
     queued: list[Queued] = field(default_factory=list)
     summaries: list[tuple[str, str]] = field(default_factory=list)
     custom_title: str | None = None
@@ -155,7 +155,7 @@ def _add_entry(t: Transcript, index: int, lineno: int, kind: str, record: dict[s
         _note_session(t, record)
     record = _slim(record)
     parent = record.get("parentUuid")
-    entry = Entry(index, lineno, kind, uuid, parent if type(parent) is str else None, record,
+    entry = Line(index, lineno, kind, uuid, parent if type(parent) is str else None, record,
                   record.get("isSidechain") is True, agent_id if type(agent_id) is str else None)
     t.entries.append(entry)
     if uuid is not None:

@@ -8,7 +8,7 @@ from typing import Any
 from sts.building import ReadContext, SessionBuilder, TitleRank
 from sts.converters.claude_code import FORMAT, HARNESS
 from sts.converters.claude_code.messages import TASK_TOOLS, ThreadReader, typed_texts
-from sts.converters.claude_code.records import Entry, Transcript, read_transcript
+from sts.converters.claude_code.records import Line, Transcript, read_transcript
 from sts.converters.claude_code.subagents import (
     agent_files,
     agent_id_of,
@@ -107,7 +107,7 @@ def _add_children(
 
 
 def _child(
-    transcript: Transcript, entries: list[Entry], context: ReadContext, key: str, child_id: str
+    transcript: Transcript, entries: list[Line], context: ReadContext, key: str, child_id: str
 ) -> Session:
     builder = _builder(transcript, context, key)
     builder.offer_id(child_id)
@@ -144,7 +144,7 @@ def _describe(session: Session) -> None:
                 child.metadata[target] = value
 
 
-def _claim_prompt(prompts: list[tuple[str, str]], root: Entry) -> str | None:
+def _claim_prompt(prompts: list[tuple[str, str]], root: Line) -> str | None:
     body = root.record.get("message")
     content = body.get("content") if type(body) is dict else None
     if type(content) is list:

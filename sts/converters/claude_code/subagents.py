@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from sts.converters.claude_code.records import Entry
+from sts.converters.claude_code.records import Line
 
 AGENT_PREFIX = "agent-"
 COMPACT_PREFIX = "agent-acompact-"
@@ -127,10 +127,10 @@ def meta_tool_use_id(agent_file: Path) -> str | None:
     return tool_id if type(tool_id) is str else None
 
 
-def inline_sidechains(entries: list[Entry]) -> list[list[Entry]]:
+def inline_sidechains(entries: list[Line]) -> list[list[Line]]:
     """The inline sidechain lines grouped by the root they descend from, in file order."""
     root_of: dict[str, int] = {}
-    groups: dict[int, list[Entry]] = {}
+    groups: dict[int, list[Line]] = {}
     for entry in entries:
         if not entry.sidechain:
             continue

@@ -13,13 +13,13 @@ bridged to the previous line of the file, reported as a warning. A cycle ends th
 
 from __future__ import annotations
 
-from sts.converters.claude_code.records import Entry
+from sts.converters.claude_code.records import Line
 from sts.problems import Problems
 
 CONVERSATION = frozenset(("user", "assistant"))
 
 
-def is_synthetic(entry: Entry) -> bool:
+def is_synthetic(entry: Line) -> bool:
     """True for an assistant line the harness wrote itself (`<synthetic>`, API error markers)."""
     if entry.type != "assistant":
         return False
@@ -28,7 +28,7 @@ def is_synthetic(entry: Entry) -> bool:
     return model == "<synthetic>" or entry.record.get("isApiErrorMessage") is True
 
 
-def main_thread(entries: list[Entry], problems: Problems | None) -> list[Entry]:
+def main_thread(entries: list[Line], problems: Problems | None) -> list[Line]:
     """The main thread's lines, in file order. `entries` must be one thread family (no
     sidechains of another family); `problems` gets dangling-parent warnings (None: silent)."""
     if not entries:
@@ -36,7 +36,7 @@ def main_thread(entries: list[Entry], problems: Problems | None) -> list[Entry]:
     by_uuid = {e.uuid: e for e in entries if e.uuid is not None}
     leaf = _leaf(entries)
     chain: set[int] = set()
-    current: Entry | None = leaf
+    current: Line | None = leaf
     while current is not None and id(current) not in chain:
         chain.add(id(current))
         current = _step(current, entries, by_uuid, problems)
@@ -45,7 +45,7 @@ def main_thread(entries: list[Entry], problems: Problems | None) -> list[Entry]:
     return [e for e in entries if id(e) in chain]
 
 
-def _leaf(entries: list[Entry]) -> Entry:
+def _leaf(entries: list[Line]) -> Line:
     for entry in reversed(entries):
         if entry.type in CONVERSATION and not is_synthetic(entry):
             return entry
@@ -56,11 +56,11 @@ def _leaf(entries: list[Entry]) -> Entry:
 
 
 def _step(
-    entry: Entry,
-    entries: list[Entry],
-    by_uuid: dict[str, Entry],
+    entry: Line,
+    entries: list[Line],
+    by_uuid: dict[str, Line],
     problems: Problems | None,
-) -> Entry | None:
+) -> Line | None:
     parent = entry.parent
     if parent is None:
         logical = entry.record.get("logicalParentUuid")
@@ -77,7 +77,7 @@ def _step(
     return entries[at - 1] if at > 0 else None
 
 
-def _add_descendants(entries: list[Entry], leaf: Entry, chain: set[int]) -> None:
+def _add_descendants(entries: list[Line], leaf: Line, chain: set[int]) -> None:
     """Keep the lines written below the leaf (synthetic replies, API errors, markers)."""
     below = {leaf.uuid} if leaf.uuid is not None else set()
     for entry in entries[_position(entries, leaf) + 1:]:
@@ -87,11 +87,11 @@ def _add_descendants(entries: list[Entry], leaf: Entry, chain: set[int]) -> None
                 below.add(entry.uuid)
 
 
-def _position(entries: list[Entry], entry: Entry) -> int:
+def _position(entries: list[Line], entry: Line) -> int:
     return next(i for i, e in enumerate(entries) if e is entry)
 
 
-def _add_back(entries: list[Entry], chain: set[int]) -> None:
+def _add_back(entries: list[Line], chain: set[int]) -> None:
     """Add the split-reply lines and tool results the walk missed, until nothing changes."""
     message_ids: set[str] = set()
     call_ids: set[str] = set()
@@ -110,7 +110,7 @@ def _add_back(entries: list[Entry], chain: set[int]) -> None:
                 changed = True
 
 
-def _note(entry: Entry, message_ids: set[str], call_ids: set[str]) -> None:
+def _note(entry: Line, message_ids: set[str], call_ids: set[str]) -> None:
     if entry.type != "assistant":
         return
     message = entry.record.get("message")
@@ -126,7 +126,7 @@ def _note(entry: Entry, message_ids: set[str], call_ids: set[str]) -> None:
                 call_ids.add(str(block.get("id")))
 
 
-def _belongs(entry: Entry, message_ids: set[str], call_ids: set[str]) -> bool:
+def _belongs(entry: Line, message_ids: set[str], call_ids: set[str]) -> bool:
     message = entry.record.get("message")
     if type(message) is not dict:
         return False

@@ -31,7 +31,7 @@ from typing import Any
 
 from sts.building.coerce import int_or_zero, text_or_none
 from sts.building.vocabulary import stop_reason
-from sts.converters.chat.containers import Entry
+from sts.converters.chat.containers import TopLevel
 from sts.converters.chat.messages import ChatBuilder
 from sts.converters.openai.responses import add_item
 from sts.model import Message, Session, StopReason, Usage
@@ -227,7 +227,7 @@ class LogGrouper:
         self.make_builder = make_builder
         self.open: list[Conversation] = []
 
-    def add(self, record: dict[str, Any], entry: Entry) -> Iterator[Session]:
+    def add(self, record: dict[str, Any], entry: TopLevel) -> Iterator[Session]:
         """Add one record; yield the sessions finished to make room."""
         exchange = exchange_of(record, entry.line, self.problems)
         prints = [p for p in map(fingerprint, exchange.items) if p is not None]

@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any, BinaryIO
 
 from sts.converters.base import ReadContext
-from sts.converters.chat.containers import Entry, document_entries, open_input
+from sts.converters.chat.containers import TopLevel, document_entries, open_input
 from sts.converters.chat.hermes import HERMES_HARNESS
 from sts.converters.chat.kinds import is_message, record_kind
 from sts.converters.chat.messages import ChatBuilder
@@ -51,12 +51,12 @@ def read_chat(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         else:
             yield from read_entries(document_entries(document), context)
     elif type(document) is dict:
-        yield from read_entries([Entry(document, None, "")], context)
+        yield from read_entries([TopLevel(document, None, "")], context)
     elif document is not None:
         problems.error(None, "unknown-record", "the document is not an object or an array")
 
 
-def read_entries(entries: Iterable[Entry], context: ReadContext) -> Iterator[Session]:
+def read_entries(entries: Iterable[TopLevel], context: ReadContext) -> Iterator[Session]:
     """Sessions from a stream of top-level records."""
     problems = context.problems
     grouper = LogGrouper(problems, partial(new_builder, context=context))

@@ -16,7 +16,7 @@ from typing import Any
 
 from sts.building import ReadContext
 from sts.building.coerce import text_or_none
-from sts.converters.chat.containers import Entry
+from sts.converters.chat.containers import TopLevel
 from sts.converters.chat.hermes import HERMES_HARNESS
 from sts.converters.chat.media import attach_side_media
 from sts.converters.chat.messages import ChatBuilder, side_fields
@@ -37,7 +37,7 @@ USED_FIELDS = frozenset(
 
 
 def new_builder(
-    record: Any, entry: Entry | None, context: ReadContext, preferred_id: str | None = None
+    record: Any, entry: TopLevel | None, context: ReadContext, preferred_id: str | None = None
 ) -> ChatBuilder:
     """The builder of a record's session: id `preferred_id`, else the record's, else the
     builder's fallback (the file stem plus the entry key)."""
@@ -59,7 +59,7 @@ def is_hermes(record: Any) -> bool:
 
 
 def conversation_session(
-    record: dict[str, Any], entry: Entry | None, context: ReadContext
+    record: dict[str, Any], entry: TopLevel | None, context: ReadContext
 ) -> Session:
     """A session from a ``{"messages": [...]}`` record."""
     builder = new_builder(record, entry, context)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from sts.arguments import parse_arguments
+from sts.building.coerce import number_or_none, text_or_empty, text_or_none, whole_number
 from sts.formats import pi as pi_format
 from sts.lines import clean_text
 from sts.model import (
@@ -38,7 +39,7 @@ from sts.model import (
 from sts.problems import Problems, Reporter
 from sts.timestamps import checked_ms, epoch_ms, to_ms
 
-Entry = dict[str, Any]
+Raw = dict[str, Any]
 Change = dict[str, str | None]  # the ModelState fields an entry sets
 
 # Entries that carry no message and that we leave out on purpose (pi.md §2 table).
@@ -105,13 +106,7 @@ def fill_assistant(message: Message, state: ModelState) -> None:
         message.extras["thinking_level"] = state.thinking_level
 
 
-def _str(value: Any) -> str | None:
-    return value if type(value) is str and value else None
-
-
-def message_time(
-    message: Entry, entry: Entry, problems: Reporter, lineno: int
-) -> int | None:
+def message_time(message: Raw, entry: Raw, problems: Reporter, lineno: int) -> int | None:
     """``message.timestamp`` (epoch ms, taken as is), else the entry's ISO timestamp (also when
     the number is no time: NaN, infinite, outside the years 1 to 9999, reported)."""
     value = message.get("timestamp")
@@ -148,9 +143,9 @@ class EntryReader:
         for block in content:
             kind = block.get("type") if type(block) is dict else None
             if kind == "text":
-                parts.append(TextPart(_text(block.get("text"))))
+                parts.append(TextPart(text_or_empty(block.get("text"))))
             elif kind == "image":
-                parts.append(ImagePart(_str(block.get("mimeType")), _str(block.get("data"))))
+                parts.append(pi_image(block))
             else:
                 self.problems.error(lineno, "unknown-block", f"content block {kind!r} skipped")
         return parts
@@ -169,12 +164,12 @@ class EntryReader:
         for block in content:
             kind = block.get("type") if type(block) is dict else None
             if kind == "text":
-                parts.append(TextPart(_text(block.get("text"))))
+                parts.append(TextPart(text_or_empty(block.get("text"))))
             elif kind == "thinking":
                 signature = block.get("thinkingSignature")
                 parts.append(
                     ThinkingPart(
-                        _text(block.get("thinking")),
+                        text_or_empty(block.get("thinking")),
                         signature if type(signature) is str else None,
                         block.get("redacted") is True,
                     )
@@ -182,18 +177,18 @@ class EntryReader:
             elif kind == "toolCall":
                 calls.append(self.tool_call(block, lineno))
             elif kind == "image":
-                parts.append(ImagePart(_str(block.get("mimeType")), _str(block.get("data"))))
+                parts.append(pi_image(block))
             else:
                 self.problems.error(lineno, "unknown-block", f"assistant block {kind!r} skipped")
         return parts, calls
 
-    def tool_call(self, block: Entry, lineno: int) -> ToolCall:
+    def tool_call(self, block: Raw, lineno: int) -> ToolCall:
         call_id = block.get("id")
         if type(call_id) is not str or not call_id:
             self.problems.warning(lineno, "no-call-id", "toolCall without an id")
             call_id = "" if call_id is None else str(call_id)
         arguments, raw = parse_arguments(block.get("arguments"))
-        call = ToolCall(call_id, _text(block.get("name")), arguments, raw)
+        call = ToolCall(call_id, text_or_empty(block.get("name")), arguments, raw)
         signature = block.get("thoughtSignature")
         if type(signature) is str:
             call.extras["thought_signature"] = signature
@@ -202,7 +197,7 @@ class EntryReader:
     # roles -----------------------------------------------------------------------------------
 
     def message(
-        self, entry: Entry, lineno: int, message_id: str | None
+        self, entry: Raw, lineno: int, message_id: str | None
     ) -> tuple[Message | None, Change | None]:
         """The Message of a ``message`` entry (None when left out) and the state it sets.
 
@@ -243,12 +238,12 @@ class EntryReader:
             result.timestamp = message_time(body, entry, self.problems, lineno)
         return result, change
 
-    def assistant(self, body: Entry, lineno: int) -> tuple[Message | None, Change | None]:
+    def assistant(self, body: Raw, lineno: int) -> tuple[Message | None, Change | None]:
         """An assistant message with only its own model fields, and the model it sets."""
         parts, calls = self.assistant_blocks(body.get("content"), lineno)
-        provider = _str(body.get("provider"))
-        model = _str(body.get("model"))
-        api = _str(body.get("api"))
+        provider = text_or_none(body.get("provider"))
+        model = text_or_none(body.get("model"))
+        api = text_or_none(body.get("api"))
         change = None
         if model is not None or provider is not None:
             change = {"provider": provider, "model": model, "api": api}
@@ -261,13 +256,13 @@ class EntryReader:
             api=api,
             usage=pi_usage(body.get("usage")),
             stop_reason=pi_format.canonical_stop(body.get("stopReason")),
-            error_message=_str(body.get("errorMessage")),
+            error_message=text_or_none(body.get("errorMessage")),
         )
         if message.stop_reason in EMPTY_TURN_REASONS and is_empty(message):
             return None, change
         return message, change
 
-    def tool_result(self, body: Entry, lineno: int) -> Message:
+    def tool_result(self, body: Raw, lineno: int) -> Message:
         call_id = body.get("toolCallId")
         if type(call_id) is not str:
             self.problems.warning(lineno, "no-call-id", "toolResult without a toolCallId")
@@ -275,11 +270,11 @@ class EntryReader:
             "tool",
             self.plain_blocks(body.get("content"), lineno),
             tool_call_id=call_id if type(call_id) is str else None,
-            tool_name=_str(body.get("toolName")),
+            tool_name=text_or_none(body.get("toolName")),
             is_error=body.get("isError") is True,
         )
 
-    def custom(self, body: Entry, lineno: int) -> Message:
+    def custom(self, body: Raw, lineno: int) -> Message:
         content = self.plain_blocks(body.get("content"), lineno)
         message = Message("user", content, kind=MessageKind.CUSTOM)
         custom_type = body.get("customType")
@@ -287,7 +282,7 @@ class EntryReader:
             message.custom_type = custom_type
         return message
 
-    def custom_entry(self, entry: Entry, lineno: int, message_id: str | None) -> Message:
+    def custom_entry(self, entry: Raw, lineno: int, message_id: str | None) -> Message:
         """A ``custom_message`` entry: extension text that reached the model as a user turn, or
         a system message as our Pi writer stores it (``customType`` ``system[:<kind>]``)."""
         custom_type = entry.get("customType")
@@ -302,7 +297,7 @@ class EntryReader:
         message.timestamp = to_ms(entry.get("timestamp"))
         return message
 
-    def system(self, body: Entry, lineno: int) -> Message | None:
+    def system(self, body: Raw, lineno: int) -> Message | None:
         text = "\n\n".join(
             p.text for p in self.plain_blocks(body.get("content"), lineno) if type(p) is TextPart
         )
@@ -315,6 +310,11 @@ class EntryReader:
         return Message("system", [TextPart(text)], kind=MessageKind.SYSTEM_PROMPT)
 
 
+def pi_image(block: Raw) -> ImagePart:
+    """A pi ``image`` block (``mimeType``, base64 ``data``)."""
+    return ImagePart(text_or_none(block.get("mimeType")), text_or_none(block.get("data")))
+
+
 def summary_message(kind: MessageKind, summary: Any) -> Message | None:
     """A compaction or branch summary as a system message (None when the summary is empty)."""
     if type(summary) is not str or not summary:
@@ -322,7 +322,7 @@ def summary_message(kind: MessageKind, summary: Any) -> Message | None:
     return Message("system", [TextPart(summary)], kind=kind)
 
 
-def bash_message(body: Entry) -> Message:
+def bash_message(body: Raw) -> Message:
     """A user's ``!command`` rendered exactly as pi shows it to the model."""
     command = body.get("command")
     output = body.get("output")
@@ -353,16 +353,16 @@ def pi_usage(value: Any) -> Usage | None:
     cost = cost if type(cost) is dict else {}
     total = value.get("totalTokens")
     return Usage(
-        input=_int(value.get("input")),
-        output=_int(value.get("output")),
-        cache_read=_int(value.get("cacheRead")),
-        cache_write=_int(value.get("cacheWrite")),
+        input=whole_number(value.get("input")),
+        output=whole_number(value.get("output")),
+        cache_read=whole_number(value.get("cacheRead")),
+        cache_write=whole_number(value.get("cacheWrite")),
         total_tokens=total if type(total) is int else None,
-        cost_input=_num(cost.get("input")),
-        cost_output=_num(cost.get("output")),
-        cost_cache_read=_num(cost.get("cacheRead")),
-        cost_cache_write=_num(cost.get("cacheWrite")),
-        cost_total=_num(cost.get("total")),
+        cost_input=number_or_none(cost.get("input")),
+        cost_output=number_or_none(cost.get("output")),
+        cost_cache_read=number_or_none(cost.get("cacheRead")),
+        cost_cache_write=number_or_none(cost.get("cacheWrite")),
+        cost_total=number_or_none(cost.get("total")),
     )
 
 
@@ -377,15 +377,3 @@ def is_empty(message: Message) -> bool:
         elif type(part) is not TextPart or part.text:
             return False
     return True
-
-
-def _text(value: Any) -> str:
-    return value if type(value) is str else ""
-
-
-def _int(value: Any) -> int:
-    return int(value) if type(value) in (int, float) and value == value else 0
-
-
-def _num(value: Any) -> float | None:
-    return value if type(value) in (int, float) else None

@@ -1,9 +1,9 @@
 """Reading a Pi session file into sessions; the choices are listed in the package docstring.
 
 Each entry is converted as soon as it is read, and only what the tree and the path walk need
-is kept of it (`Entry`): its raw object is dropped at once. What a converted message takes from
-its ancestors (an assistant's model in force, the thinking level; a compaction's first kept
-message) is filled in when the path is walked.
+is kept of it (`ConvertedEntry`): its raw object is dropped at once. What a converted message
+takes from its ancestors (an assistant's model in force, the thinking level; a compaction's
+first kept message) is filled in when the path is walked.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ HEADER_KEYS = frozenset(
 
 
 @dataclass(slots=True)
-class Entry(Node):
+class ConvertedEntry(Node):
     """One converted entry: its message (None when it has none), the model state it sets, the
     problems its conversion found, a compaction's kept-range start (``firstKeptEntryId`` or v1
     ``firstKeptEntryIndex``), and, once walked, the model state in force after it."""
@@ -108,19 +108,19 @@ def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
 
 
 class EntryConverter:
-    """Turns one raw entry into an `Entry`, independently of the entries before it."""
+    """Turns one raw entry into an `ConvertedEntry`, independently of the entries before it."""
 
     def __init__(self, tree: bool) -> None:
         self.tree = tree
         self.log = ProblemLog()
         self.reader = EntryReader(self.log)
 
-    def convert(self, record: dict[str, Any], kind: Any, lineno: int, index: int) -> Entry:
-        """The `Entry` of the raw entry `record` (of type `kind`), the `index`-th parsed one."""
+    def convert(self, record: dict[str, Any], kind: Any, lineno: int, index: int) -> ConvertedEntry:
+        """The `ConvertedEntry` of the raw entry `record` (of type `kind`), the `index`-th one."""
         own = record.get("id")
         own = own if type(own) is str else None
         parent = record.get("parentId")
-        entry = Entry(lineno, own, parent if type(parent) is str else None)
+        entry = ConvertedEntry(lineno, own, parent if type(parent) is str else None)
         message_id = entry_id(own, index, self.tree)
         if kind == "message":
             entry.message, entry.change = self.reader.message(record, lineno, message_id)
@@ -182,7 +182,7 @@ class Branches:
     def __init__(self, pi_file: PiFile, context: ReadContext, source: type[Converter]) -> None:
         self.file = pi_file
         self.source = source
-        self.entries: list[Entry] = pi_file.entries
+        self.entries: list[ConvertedEntry] = pi_file.entries
         self.context = context
         problems = self.problems = context.problems
         self.tree = Tree(pi_file, problems) if pi_file.is_tree else None
