@@ -12,7 +12,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO
 
-from sts.converters.base import Peek
+from sts.peek import Peek
 
 HEAD_SIZE = 256 * 1024
 #: How far a head is read to hold a whole first line.

@@ -70,9 +70,9 @@ def is_target_header(header: Any) -> bool:
 def source_format_of(data: bytes) -> str | None:
     """The name of the source format `data` is in, when a converter other than STS and Pi is
     sure of it (a Codex rollout, a Claude Code transcript...); else None."""
-    from sts.converters.base import Peek
     from sts.converters.registry import rank
     from sts.io import HEAD_SIZE
+    from sts.peek import Peek
 
     head = data[:HEAD_SIZE]
     scored = rank(Peek(head, complete=len(head) == len(data)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sts.converters.base import MAX_RECORDS, Peek
+from sts.peek import MAX_RECORDS, Peek
 
 HEAD = b'{"a":1}\n[1]\nnot json\n{"b":2}\n\n{"c":3}\n{"cut":'
 
