@@ -30,6 +30,7 @@ from sts.pipeline import (
 from sts.problems import POLICIES, Problem, printable
 from sts.redact import RedactionConfig
 from sts.writers import WRITERS
+from sts.writers.common import DROP_CODES
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -143,6 +144,9 @@ def redaction_config(
 @click.option("--redact-report", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --redact: write the JSON report of every finding to FILE.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also list what each target cannot hold (media placeholders, flattened kinds, "
+              "fields left out).")
 def convert(
     inputs: tuple[str, ...],
     to: str,
@@ -164,6 +168,7 @@ def convert(
     user_names: tuple[str, ...],
     redact_report: str | None,
     quiet: bool,
+    verbose: bool,
 ) -> None:
     """Convert INPUTS (files, directories, or - for stdin) to STS or Pi.
 
@@ -193,7 +198,7 @@ def convert(
     settings = Settings(
         to, source_format, harness, policy, not no_subagents, options, redaction  # type: ignore[arg-type]
     )
-    report = _Report(quiet)
+    report = _Report(quiet, verbose)
     if harness is not None and not HUB_ID.fullmatch(harness):
         report.warn(f"harness id {harness!r} does not look like a Hub registry id (lowercase "
                     "letters, digits, hyphens, dots): written as given")
@@ -283,8 +288,10 @@ def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
 class _Report:
     """Prints problems as they come and a summary at the end; decides the exit code."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, verbose: bool = False) -> None:
         self.quiet = quiet
+        self.verbose = verbose
+        self.dropped = 0
         self.files = 0
         self.sessions = 0
         self.errors = 0
@@ -297,6 +304,8 @@ class _Report:
         self.findings: list = []
 
     def print_problem(self, problem: Problem) -> None:
+        if problem.code in DROP_CODES and not self.verbose:
+            return  # what the target cannot hold: counted in the summary, listed with -v
         if problem.severity == "error" or not self.quiet:
             if self.progress_shown:  # clear the bar's line; it is drawn again on the next file
                 click.echo(CLEAR_LINE, nl=False, err=True)
@@ -315,7 +324,9 @@ class _Report:
         self.sessions += result.sessions
         self.findings += result.findings
         self.errors += result.errors
-        self.warnings += len(result.problems) - result.errors
+        dropped = sum(1 for p in result.problems if p.code in DROP_CODES)
+        self.dropped += dropped
+        self.warnings += len(result.problems) - result.errors - dropped
         self.skipped += result.status == "skipped"
         self.failed += result.status == "failed"
         if result.usage_error:
@@ -323,8 +334,13 @@ class _Report:
             click.echo(printable(f"sts: {result.usage_error}"), err=True)
 
     def finish(self, batch: bool) -> None:
-        if self.quiet or not (batch or self.errors or self.warnings):
+        if self.quiet or not (batch or self.errors or self.warnings or self.verbose):
             return
+        dropped = (
+            f"; {self.dropped} note(s) of what the target cannot hold"
+            f"{'' if self.verbose else ' (-v lists them)'}"
+            if self.dropped else ""
+        )
         companions = (
             f" ({self.companions} sub-agent file(s) read with their main session)"
             if self.companions else ""
@@ -332,7 +348,7 @@ class _Report:
         click.echo(
             f"sts: {self.sessions} session(s) written from {self.files} input(s){companions}; "
             f"{self.skipped} skipped, {self.failed} failed; "
-            f"{self.errors} error(s), {self.warnings} warning(s)",
+            f"{self.errors} error(s), {self.warnings} warning(s){dropped}",
             err=True,
         )
 

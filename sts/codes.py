@@ -138,6 +138,13 @@ _CODES = (
     Code("no-call-id", W, None, "a Pi tool call or result without its id"),
     Code("tool-call-without-name", W, None, "a tool call that names no tool: named unknown"),
     Code("orphan-result", W, W, "a tool result that answers no earlier call"),
+    # what a target cannot hold (the writers; listed by convert -v, counted in the summary) --
+    Code("media-placeholder", W, None,
+         "images or media the target cannot hold, written as text placeholders"),
+    Code("kind-flattened", W, None,
+         "message kinds the target has no place for, written as their plain roles"),
+    Code("field-dropped", W, None,
+         "message facts the target has no place for (STS: stop reason, provider, signatures...)"),
     Code("archived-rows", W, None, "Hermes state.db rows marked inactive (rewound or compacted) "
          "left out"),
 )

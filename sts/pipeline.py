@@ -278,7 +278,7 @@ class Emitter:
                 raise OutputFailed("<stdout>", OSError(errno.EBADF, "standard output is closed"))
             out = sys.stdout.buffer
             self._redact(session, "<stdout>")
-            self.writer(session, out, harness, release=True)
+            self.writer(session, out, harness, release=True, problems=self.problems)
             out.flush()
             self._note_children(session)
         elif self.target.mode == "file":
@@ -305,7 +305,8 @@ class Emitter:
         self._redact(session, str(path))
         try:
             with atomic_output(path, streams=not directory) as out:
-                self.writer(session, out, self.settings.harness, release=True)
+                self.writer(session, out, self.settings.harness, release=True,
+                            problems=self.problems)
             if self.written is not None and directory:
                 self.written.append(path)
         except BrokenPipeError:

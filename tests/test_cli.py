@@ -556,3 +556,20 @@ def test_outputs_that_would_share_a_name_all_get_written(tmp_path):
     done = sts("convert", source / "a.jsonl", other, "-o", f"{tmp_path / 'out2'}/")
     ids = sorted(lines(p.read_bytes())[0]["id"] for p in (tmp_path / "out2").iterdir())
     assert ids == ["abc123", "bad1"]
+
+
+def test_what_a_target_cannot_hold_is_counted_and_listed_with_verbose(tmp_path):
+    """Writers report media placeholders, flattened kinds and fields with no place: not on
+    stderr by default (only counted when a summary is printed), one line each with -v."""
+    case = CASES / "claude-code" / "tool-results-images.jsonl"
+    quiet = sts("convert", case, "--to", "sts", "-o", tmp_path / "a.jsonl")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    loud = sts("convert", case, "--to", "sts", "-o", tmp_path / "b.jsonl", "-v")
+    assert loud.returncode == 0
+    listed = [line for line in loud.stderr.splitlines() if line.endswith("[media-placeholder]")]
+    assert len(listed) == 1 and "STS cannot hold" in listed[0]
+    assert "[field-dropped]" in loud.stderr  # stop reasons and providers have no place in STS
+    assert "0 warning(s); " in loud.stderr and "note(s) of what the target cannot hold" in (
+        loud.stderr
+    )
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()

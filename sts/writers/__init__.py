@@ -3,6 +3,7 @@
 from typing import BinaryIO, Protocol
 
 from sts.model import Session
+from sts.problems import Problems
 from sts.writers.pi import write_pi
 from sts.writers.sts import write_sts
 
@@ -11,7 +12,8 @@ class Writer(Protocol):
     """A target writer: see `write_sts` for the arguments."""
 
     def __call__(
-        self, session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False
+        self, session: Session, out: BinaryIO, harness: str | None = None, *,
+        release: bool = False, problems: Problems | None = None,
     ) -> None: ...
 
 

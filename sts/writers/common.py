@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,7 +10,8 @@ import orjson
 
 from sts.lines import clean_value
 from sts.lines import dumps_deep as lines_dumps_deep
-from sts.model import ImagePart, MediaPart, Message, Session, Usage
+from sts.model import ImagePart, MediaPart, Message, MessageKind, Session, ThinkingPart, Usage
+from sts.problems import Problems
 from sts.spill import StoredText
 from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importable here)
 
@@ -164,3 +166,60 @@ def header_metadata(session: Session) -> dict[str, Any]:
     if clashing:
         header["metadata"] = clashing
     return header
+
+
+#: The codes a writer reports what the target cannot hold with (warnings; the CLI counts them in
+#: its summary and lists them with ``-v``).
+DROP_CODES = frozenset(("media-placeholder", "kind-flattened", "field-dropped"))
+
+
+class Dropped:
+    """What writing one session could not put in the target, counted (sqlglot's
+    ``Generator.unsupported``): media written as placeholders, message kinds the target has no
+    place for, and message fields with no place. `report` sends one warning per code."""
+
+    __slots__ = ("fields", "kinds", "media")
+
+    def __init__(self) -> None:
+        self.media = 0
+        self.kinds: Counter[str] = Counter()
+        self.fields: Counter[str] = Counter()
+
+    def media_of(self, message: Message, kept_images: bool) -> None:
+        """Count the media parts of `message` (images too unless the target keeps them)."""
+        for part in message.content:
+            kind = type(part)
+            if kind is MediaPart or (kind is ImagePart and not kept_images):
+                self.media += 1
+
+    def common_fields(self, message: Message) -> None:
+        """Count the model facts neither target has a place for."""
+        if message.refusal:
+            self.fields["refusal"] += 1
+        if message.rolled_back:
+            self.fields["rolled_back"] += 1
+
+    def report(self, problems: Problems, target: str, session: Session) -> None:
+        """One warning per kind of loss, naming the session."""
+        where = f"session {session.id}: {target}"
+        if self.media:
+            problems.warning(None, "media-placeholder",
+                             f"{where} cannot hold {self.media} image(s) or media: "
+                             "written as text placeholders")
+        if self.kinds:
+            kinds = ", ".join(f"{kind} ({n})" for kind, n in sorted(self.kinds.items()))
+            problems.warning(None, "kind-flattened",
+                             f"{where} has no place for the message kinds {kinds}: "
+                             "written as their roles")
+        if self.fields:
+            fields = ", ".join(f"{name} ({n})" for name, n in sorted(self.fields.items()))
+            problems.warning(None, "field-dropped",
+                             f"{where} has no place for {fields}: left out")
+
+
+def is_signed(message: Message) -> bool:
+    """True when a message carries a thinking signature or redacted thinking."""
+    return any(type(p) is ThinkingPart and (p.signature or p.redacted) for p in message.content)
+
+
+PLAIN_KINDS = (None, MessageKind.SYSTEM)

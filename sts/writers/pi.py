@@ -35,8 +35,10 @@ from sts.model import (
     ThinkingPart,
     Usage,
 )
+from sts.problems import Problems
 from sts.timestamps import iso_from_ms
 from sts.writers.common import (
+    Dropped,
     dump_line,
     each_message,
     header_metadata,
@@ -49,16 +51,36 @@ UNKNOWN = "unknown"
 
 
 def write_pi(
-    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False
+    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False,
+    problems: Problems | None = None,
 ) -> None:
     """Write `session` to `out` as a Pi v3 session. `harness` overrides the session's own.
 
     With `release`, each message is dropped from `session.messages` (its slot set to None) once
-    written, so that a large session's texts are freed as the output is written.
+    written, so that a large session's texts are freed as the output is written. With
+    `problems`, what Pi cannot hold is reported there (`sts.writers.common.Dropped`).
     """
     write = out.write
-    for line in PiEntries(session, harness, release).lines():
+    entries = PiEntries(session, harness, release)
+    entries.dropped = Dropped() if problems is not None else None
+    for line in entries.lines():
         write(line)
+    if entries.dropped is not None and problems is not None:
+        entries.dropped.report(problems, "Pi", session)
+
+
+def pi_drops(message: Message, dropped: Dropped) -> None:
+    """Count what Pi has no place for in `message`: media other than inline images of user
+    messages and tool results, user kinds other than ``custom`` (system kinds are kept in
+    ``customType``), and the model facts no Pi entry has."""
+    if message.role == "assistant" or message.role == "system":  # text entries
+        dropped.media_of(message, kept_images=False)
+    else:
+        dropped.media_of(message, kept_images=True)
+        dropped.media += sum(1 for p in message.content if type(p) is ImagePart and not p.data)
+    if message.role == "user" and message.kind not in (None, MessageKind.CUSTOM):
+        dropped.kinds[message.kind] += 1  # type: ignore[index]
+    dropped.common_fields(message)
 
 
 class PiEntries:
@@ -73,14 +95,18 @@ class PiEntries:
         self.parent: str | None = None
         self.last_time: int | None = session_start(session)
         self.call_names: dict[str, str] = {}
+        self.dropped: Dropped | None = None
 
     def lines(self):
         """Yield the header line and one line per entry."""
         yield dump_line(self.header())
         if self.session.name:
             yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
+        dropped = self.dropped
         for message in each_message(self.session, self.release):
             yield dump_line(self.message_entry(message))
+            if dropped is not None:
+                pi_drops(message, dropped)
 
     def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {"type": "session", "version": 3, "id": self.session.id}

@@ -14,23 +14,55 @@ from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
 from sts.model import ImagePart, MediaPart, Message, Session, StoredText, TextPart
-from sts.writers.common import dump_line, each_message, header_metadata, placeholder
+from sts.problems import Problems
+from sts.writers.common import (
+    PLAIN_KINDS,
+    Dropped,
+    dump_line,
+    each_message,
+    header_metadata,
+    is_signed,
+    placeholder,
+)
 
 DEFAULT_HARNESS = "unknown"
 
 
 def write_sts(
-    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False
+    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False,
+    problems: Problems | None = None,
 ) -> None:
     """Write `session` to `out` as STS. `harness` overrides the session's own harness id.
 
     With `release`, each message is dropped from `session.messages` (its slot set to None) once
-    written, so that a large session's texts are freed as the output is written.
+    written, so that a large session's texts are freed as the output is written. With
+    `problems`, what STS cannot hold is reported there (`sts.writers.common.Dropped`).
     """
     write = out.write
     write(dump_line(sts_header(session, harness)))
+    dropped = Dropped() if problems is not None else None
     for message in each_message(session, release):
         write(dump_line({"type": "message", "message": sts_message(message)}))
+        if dropped is not None:
+            sts_drops(message, dropped)
+    if dropped is not None and problems is not None:
+        dropped.report(problems, "STS", session)
+
+
+def sts_drops(message: Message, dropped: Dropped) -> None:
+    """Count what STS has no place for in `message`: media (placeholders), kinds, and the fields
+    beyond its seven (usage and tool errors go to the header, so they are not lost)."""
+    dropped.media_of(message, kept_images=False)
+    if message.kind not in PLAIN_KINDS:
+        dropped.kinds[message.kind] += 1  # type: ignore[index]
+    fields = dropped.fields
+    for name in ("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
+                 "tokens_before", "first_kept_id", "from_id"):
+        if getattr(message, name) is not None:
+            fields[name] += 1
+    if is_signed(message):
+        fields["thinking signature"] += 1
+    dropped.common_fields(message)
 
 
 def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:
