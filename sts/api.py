@@ -7,14 +7,19 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from sts import spill
 from sts.converters.base import ReadContext
 from sts.converters.registry import check_options
 from sts.converters.registry import detect as detect_converter
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
 from sts.names import file_stem
-from sts.pipeline import OutputNames, keep_raw_lines, pick_converter, unknown_format_text
+from sts.pipeline import (
+    OutputNames,
+    one_behind,
+    pick_converter,
+    refuse_overwrite,
+    unknown_format_text,
+)
 from sts.problems import Policy, Problem, Problems, print_to_stderr
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
@@ -61,16 +66,8 @@ def _read(
         if converter is None:
             raise ValueError(f"{name}: {unknown_format_text(name, 'format=NAME')}")
         context = ReadContext(report, path, converter.Options.of(options))
-        pending: Session | None = None  # held back so raw lines kept after it reach its header
-        for session in converter.read(stream, context):
-            keep_raw_lines(session, report)
-            if pending is not None:
-                yield pending
-                spill.reset()  # the caller has had it: the next session's texts count afresh
-            pending = session
-        if pending is not None:
-            keep_raw_lines(pending, report)
-            yield pending
+        for session, _ in one_behind(converter.read(stream, context), report):
+            yield session
 
 
 def write(
@@ -109,14 +106,14 @@ def convert(
     directory = Path(destination)
     path = Path(source) if isinstance(source, (str, Path)) else None
     stem = file_stem(path.name) if path is not None else "session"
-    protected = path.resolve() if path is not None else None
+    protected = frozenset((path.resolve(),)) if path is not None else frozenset()
+    folders: dict[Path, Path] = {}
     plain = directory / f"{stem}.jsonl"
     names = OutputNames(frozenset((plain,)))
     written: list[Path] = []
 
     def emit(session: Session, path: Path) -> None:
-        if path.resolve() == protected:
-            raise ValueError(f"refusing to write over the input {path}")
+        refuse_overwrite(path, protected, folders)  # a ValueError
         write(session, path, to, harness)
         written.append(path)
         for child in session.children:

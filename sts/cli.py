@@ -22,8 +22,10 @@ from sts.pipeline import (
     JobResult,
     Settings,
     Target,
+    UsageError,
     output_path,
     plan_jobs,
+    refuse_overwrite,
     resolve_cached,
     run_jobs,
 )
@@ -271,14 +273,15 @@ def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
         raise _usage_error(
             f"several inputs need a directory: -o {name} is not one (-o {name}/ makes one)"
         )
-    if not as_dir and output.resolve() in protected:
-        raise _usage_error(f"refusing to write over the input {output}")
-    if as_dir:
-        for job in jobs:
-            if resolve_cached(output_path(output, job.rel), folders) in protected:
-                raise _usage_error(
-                    f"refusing to write over the input {job.display}: choose another -o DIR"
-                )
+    try:
+        if not as_dir:
+            refuse_overwrite(output, protected, folders)
+        else:
+            for job in jobs:
+                refuse_overwrite(output_path(output, job.rel), protected, folders,
+                                 f"{job.display}: choose another -o DIR")
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
     if not as_dir:
         return Target("file", output, protected)
     reserved = frozenset(output_path(output, job.rel) for job in jobs)

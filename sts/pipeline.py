@@ -37,7 +37,7 @@ OUTPUT_SUFFIX = ".jsonl"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class UsageError(Exception):
+class UsageError(ValueError):
     """The request cannot be carried out as asked (exit code 2)."""
 
 
@@ -121,7 +121,6 @@ def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResul
         result.status = "failed"
         _report_quietly(problems, "io-error", f"folder not read: {job.unreadable}")
         return result
-    spill.reset()
     try:
         _convert(job, target, settings, problems, result)
     except ConversionFailed:
@@ -170,8 +169,8 @@ def _convert(
         context = ReadContext(problems, job.source, converter.Options.of(options))
         emitter = Emitter(job, target, settings, problems, result)
         try:
-            for session in converter.read(stream, context):
-                emitter.add(session)
+            for session, last in one_behind(converter.read(stream, context), problems):
+                emitter.add(session, last)
             emitter.finish()
         except ConversionFailed:
             emitter.withdraw()  # --on-error fail: nothing written for this input
@@ -246,30 +245,20 @@ class Emitter:
         #: ``--on-error fail``: the files written so far, removed if the input then fails
         self.written: list[Path] | None = [] if settings.policy == "fail" else None
 
-    def add(self, session: Session) -> None:
-        self._keep_raw_lines(session)
+    def add(self, session: Session, last: bool) -> None:
+        """Write `session` (`last`: no session follows it in this input; see `one_behind`)."""
         self.count += 1
-        if self.count == 1:
-            self.pending = session
-            return
-        if self.target.mode != "dir":
+        single = self.count == 1 and last
+        if not single and self.target.mode != "dir":
             raise UsageError(
                 f"{self.job.display} holds several sessions: write them to a directory with "
                 "-o DIR/ (the trailing / makes a new directory)"
             )
-        if self.pending is not None:
-            self._write(self.pending, self.count - 1)
-        self.pending = session  # held back: raw lines kept after it still go into its header
+        self._write(session, None if single else self.count)
 
     def finish(self) -> None:
-        if self.pending is not None:
-            self._keep_raw_lines(self.pending)
-            self._write(self.pending, None if self.count == 1 else self.count)
-        elif self.count == 0 and self.problems.error_count == 0:
+        if self.count == 0 and self.problems.error_count == 0:
             self.problems.error(None, "no-sessions", "no session found in this input")
-
-    def _keep_raw_lines(self, session: Session) -> None:
-        keep_raw_lines(session, self.problems)
 
     def _write(self, session: Session, index: int | None) -> None:
         harness = self.settings.harness
@@ -291,12 +280,10 @@ class Emitter:
             if self.settings.subagents:
                 self._write_children(session, path)
         self.result.sessions += 1
-        spill.reset()  # the written session's texts are freed
 
     def _write_file(self, session: Session, path: Path) -> None:
+        refuse_overwrite(path, self.target.protected, self.resolved_dirs)
         resolved = resolve_cached(path, self.resolved_dirs)
-        if resolved in self.target.protected:
-            raise UsageError(f"refusing to write over the input {path}")
         directory = self.target.mode == "dir"
         if directory and not resolved.parent.is_relative_to(self._root()):
             raise UsageError(
@@ -391,6 +378,35 @@ def output_path(directory: Path, rel: Path, suffix: str | None = None) -> Path:
     if suffix is not None:
         stem = f"{stem}.{suffix}"
     return directory / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
+
+
+def one_behind(sessions: Iterable[Session], problems: Problems) -> Iterator[tuple[Session, bool]]:
+    """Each session a converter yields, with whether it is the last, held back until the next
+    one has been read: raw lines kept under ``--on-error keep`` reach the header of the session
+    whose reading reported them, and a caller knows before writing the first whether there are
+    several. The one place that starts the spill store's count afresh (`sts.spill.reset`): at
+    the start, and once the caller has had each session."""
+    spill.reset()
+    pending: Session | None = None
+    for session in sessions:
+        keep_raw_lines(session, problems)
+        if pending is not None:
+            yield pending, False
+            spill.reset()
+        pending = session
+    if pending is not None:
+        keep_raw_lines(pending, problems)
+        yield pending, True
+        spill.reset()
+
+
+def refuse_overwrite(
+    path: Path, protected: frozenset[Path], folders: dict[Path, Path], what: str | None = None
+) -> None:
+    """The one check that no output is written over an input: `UsageError` when `path`
+    resolves (symlinks and ``..`` included) to one of the `protected` inputs."""
+    if resolve_cached(path, folders) in protected:
+        raise UsageError(f"refusing to write over the input {what or path}")
 
 
 def keep_raw_lines(session: Session, problems: Problems) -> None:

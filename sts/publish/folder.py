@@ -29,11 +29,17 @@ from typing import Any
 
 import orjson
 
-from sts import spill
 from sts.converters.base import ReadContext
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import ImagePart, MediaPart, Session, TextPart
-from sts.pipeline import UsageError, is_companion, pick_converter, plan_jobs, safe_name
+from sts.pipeline import (
+    UsageError,
+    is_companion,
+    one_behind,
+    pick_converter,
+    plan_jobs,
+    safe_name,
+)
 from sts.problems import Problem, Problems
 from sts.publish.card import dataset_card
 from sts.publish.shape import stats
@@ -166,7 +172,6 @@ class _Publisher:
             if job.walked and is_companion(job.source, job.root):
                 continue  # read with the session that claims it (a sub-agent file)
             self.read(job.source, job.display)
-            spill.reset()
 
     def read(self, path: Path, display: str) -> None:
         problems = Problems(display, "skip", self.result.problems.append)
@@ -180,9 +185,8 @@ class _Publisher:
                 problems, path, {"subagents": self.options.subagents, **self.options.options}
             )
             try:
-                for session in converter.read(stream, context):
+                for session, _ in one_behind(converter.read(stream, context), problems):
                     self.add(session, display, None)
-                    spill.reset()
             except Exception as exc:  # a converter bug: report it, publish the rest
                 problems.error(None, "internal-error", f"{type(exc).__name__}: {exc}")
 
