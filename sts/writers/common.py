@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -53,6 +53,26 @@ def _stored_text(value: Any) -> str:
     if type(value) is StoredText:
         return value.load()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def write_session(
+    out: BinaryIO, session: Session, head: Iterable[bytes], line: Callable[[Message], bytes],
+    release: bool, problems: Problems | None, target: str,
+    drops: Callable[[Message, Dropped], None],
+) -> None:
+    """The loop every writer shares: its `head` lines, then one `line` per message (with
+    `release`, each message let go once written), and, with `problems`, what the target could
+    not hold (counted by `drops`) reported there."""
+    write = out.write
+    for data in head:
+        write(data)
+    dropped = Dropped() if problems is not None else None
+    for message in each_message(session, release):
+        write(line(message))
+        if dropped is not None:
+            drops(message, dropped)
+    if dropped is not None and problems is not None:
+        dropped.report(problems, target, session)
 
 
 def each_message(session: Session, release: bool) -> Iterator[Message]:

@@ -20,6 +20,7 @@ is the leaf. Documented choices where the session does not say:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_object
@@ -40,10 +41,10 @@ from sts.timestamps import iso_from_ms
 from sts.writers.common import (
     Dropped,
     dump_line,
-    each_message,
     header_metadata,
     placeholder,
     session_start,
+    write_session,
 )
 
 DEFAULT_HARNESS = "pi"
@@ -60,13 +61,9 @@ def write_pi(
     written, so that a large session's texts are freed as the output is written. With
     `problems`, what Pi cannot hold is reported there (`sts.writers.common.Dropped`).
     """
-    write = out.write
-    entries = PiEntries(session, harness, release)
-    entries.dropped = Dropped() if problems is not None else None
-    for line in entries.lines():
-        write(line)
-    if entries.dropped is not None and problems is not None:
-        entries.dropped.report(problems, "Pi", session)
+    entries = PiEntries(session, harness)
+    write_session(out, session, entries.head(), entries.message_line, release, problems, "Pi",
+                  pi_drops)
 
 
 def pi_drops(message: Message, dropped: Dropped) -> None:
@@ -86,27 +83,24 @@ def pi_drops(message: Message, dropped: Dropped) -> None:
 class PiEntries:
     """Builds the entry lines of one session; keeps the id bookkeeping in one place."""
 
-    def __init__(self, session: Session, harness: str | None, release: bool = False) -> None:
+    def __init__(self, session: Session, harness: str | None) -> None:
         self.session = session
-        self.release = release
         self.harness = harness or session.harness or DEFAULT_HARNESS
         self.used_ids: set[str] = set()
         self.counter = 0
         self.parent: str | None = None
         self.last_time: int | None = session_start(session)
         self.call_names: dict[str, str] = {}
-        self.dropped: Dropped | None = None
 
-    def lines(self):
-        """Yield the header line and one line per entry."""
+    def head(self) -> Iterator[bytes]:
+        """The header line and the ``session_info`` line (when the session has a name)."""
         yield dump_line(self.header())
         if self.session.name:
             yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
-        dropped = self.dropped
-        for message in each_message(self.session, self.release):
-            yield dump_line(self.message_entry(message))
-            if dropped is not None:
-                pi_drops(message, dropped)
+
+    def message_line(self, message: Message) -> bytes:
+        """The entry line of one message."""
+        return dump_line(self.message_entry(message))
 
     def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {"type": "session", "version": 3, "id": self.session.id}

@@ -19,10 +19,10 @@ from sts.writers.common import (
     PLAIN_KINDS,
     Dropped,
     dump_line,
-    each_message,
     header_metadata,
     is_signed,
     placeholder,
+    write_session,
 )
 
 DEFAULT_HARNESS = "unknown"
@@ -38,15 +38,13 @@ def write_sts(
     written, so that a large session's texts are freed as the output is written. With
     `problems`, what STS cannot hold is reported there (`sts.writers.common.Dropped`).
     """
-    write = out.write
-    write(dump_line(sts_header(session, harness)))
-    dropped = Dropped() if problems is not None else None
-    for message in each_message(session, release):
-        write(dump_line({"type": "message", "message": sts_message(message)}))
-        if dropped is not None:
-            sts_drops(message, dropped)
-    if dropped is not None and problems is not None:
-        dropped.report(problems, "STS", session)
+    write_session(out, session, [dump_line(sts_header(session, harness))], sts_line, release,
+                  problems, "STS", sts_drops)
+
+
+def sts_line(message: Message) -> bytes:
+    """The STS line of one message."""
+    return dump_line({"type": "message", "message": sts_message(message)})
 
 
 def sts_drops(message: Message, dropped: Dropped) -> None:
