@@ -25,7 +25,7 @@ from sts import spill
 from sts.converters.base import Converter, Peek, ReadContext
 from sts.converters.registry import converters, pick
 from sts.io import atomic_output, open_binary, peek_stream
-from sts.model import Session
+from sts.model import Message, Session
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems
 from sts.redact import Finding, RedactionConfig, Redactor, redact_session
@@ -267,7 +267,8 @@ class Emitter:
                 raise OutputFailed("<stdout>", OSError(errno.EBADF, "standard output is closed"))
             out = sys.stdout.buffer
             self._redact(session, "<stdout>")
-            self.writer(session, out, harness, release=True, problems=self.problems)
+            self.writer(session, out, harness, messages=released(session),
+                        problems=self.problems)
             out.flush()
             self._note_children(session)
         elif self.target.mode == "file":
@@ -292,7 +293,7 @@ class Emitter:
         self._redact(session, str(path))
         try:
             with atomic_output(path, streams=not directory) as out:
-                self.writer(session, out, self.settings.harness, release=True,
+                self.writer(session, out, self.settings.harness, messages=released(session),
                             problems=self.problems)
             if self.written is not None and directory:
                 self.written.append(path)
@@ -398,6 +399,16 @@ def one_behind(sessions: Iterable[Session], problems: Problems) -> Iterator[tupl
         keep_raw_lines(pending, problems)
         yield pending, True
         spill.reset()
+
+
+def released(session: Session) -> Iterator[Message]:
+    """The session's messages in order, each one's slot in `session.messages` set to None once
+    the writer has taken the next: a large session's texts are freed as its output is written
+    (the driver owns the session; writers only read what they are given)."""
+    messages = session.messages
+    for index, message in enumerate(messages):
+        yield message
+        messages[index] = None  # type: ignore[call-overload]
 
 
 def refuse_overwrite(

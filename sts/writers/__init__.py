@@ -1,8 +1,9 @@
 """Target writers: Session → STS-Format or Pi session JSONL."""
 
+from collections.abc import Iterable
 from typing import BinaryIO, Protocol
 
-from sts.model import Session
+from sts.model import Message, Session
 from sts.problems import Problems
 from sts.writers.pi import write_pi
 from sts.writers.sts import write_sts
@@ -13,7 +14,7 @@ class Writer(Protocol):
 
     def __call__(
         self, session: Session, out: BinaryIO, harness: str | None = None, *,
-        release: bool = False, problems: Problems | None = None,
+        messages: Iterable[Message] | None = None, problems: Problems | None = None,
     ) -> None: ...
 
 

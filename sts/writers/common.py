@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, BinaryIO
 
 import orjson
@@ -57,33 +57,24 @@ def _stored_text(value: Any) -> str:
 
 def write_session(
     out: BinaryIO, session: Session, head: Iterable[bytes], line: Callable[[Message], bytes],
-    release: bool, problems: Problems | None, target: str,
+    messages: Iterable[Message] | None, problems: Problems | None, target: str,
     drops: Callable[[Message, Dropped], None],
 ) -> None:
-    """The loop every writer shares: its `head` lines, then one `line` per message (with
-    `release`, each message let go once written), and, with `problems`, what the target could
-    not hold (counted by `drops`) reported there."""
+    """The loop every writer shares: its `head` lines, then one `line` per message of
+    `messages` (an iterator the caller gives, e.g. one that lets each message go once written;
+    the session's own list when None), and, with `problems`, what the target could not hold
+    (counted by `drops`) reported there. The head is written before the first message is
+    taken, so it may read the whole session."""
     write = out.write
     for data in head:
         write(data)
     dropped = Dropped() if problems is not None else None
-    for message in each_message(session, release):
+    for message in session.messages if messages is None else messages:
         write(line(message))
         if dropped is not None:
             drops(message, dropped)
     if dropped is not None and problems is not None:
         dropped.report(problems, target, session)
-
-
-def each_message(session: Session, release: bool) -> Iterator[Message]:
-    """The session's messages in order; with `release`, each one's slot in `session.messages`
-    is set to None once the caller has written it, so that a large session's texts are freed as
-    the output is written."""
-    messages = session.messages
-    for index, message in enumerate(messages):
-        yield message
-        if release:
-            messages[index] = None  # type: ignore[call-overload]
 
 
 def human_size(size: int) -> str:

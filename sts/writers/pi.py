@@ -20,7 +20,7 @@ is the leaf. Documented choices where the session does not say:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_object
@@ -52,17 +52,17 @@ UNKNOWN = "unknown"
 
 
 def write_pi(
-    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False,
-    problems: Problems | None = None,
+    session: Session, out: BinaryIO, harness: str | None = None, *,
+    messages: Iterable[Message] | None = None, problems: Problems | None = None,
 ) -> None:
     """Write `session` to `out` as a Pi v3 session. `harness` overrides the session's own.
 
-    With `release`, each message is dropped from `session.messages` (its slot set to None) once
-    written, so that a large session's texts are freed as the output is written. With
-    `problems`, what Pi cannot hold is reported there (`sts.writers.common.Dropped`).
+    `messages` are the messages to write, in order (default: `session.messages`; the CLI
+    passes an iterator that lets each one go once written). With `problems`, what Pi
+    cannot hold is reported there (`sts.writers.common.Dropped`).
     """
     entries = PiEntries(session, harness)
-    write_session(out, session, entries.head(), entries.message_line, release, problems, "Pi",
+    write_session(out, session, entries.head(), entries.message_line, messages, problems, "Pi",
                   pi_drops)
 
 

@@ -10,6 +10,7 @@ become short placeholders in the text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
@@ -29,16 +30,16 @@ DEFAULT_HARNESS = "unknown"
 
 
 def write_sts(
-    session: Session, out: BinaryIO, harness: str | None = None, *, release: bool = False,
-    problems: Problems | None = None,
+    session: Session, out: BinaryIO, harness: str | None = None, *,
+    messages: Iterable[Message] | None = None, problems: Problems | None = None,
 ) -> None:
     """Write `session` to `out` as STS. `harness` overrides the session's own harness id.
 
-    With `release`, each message is dropped from `session.messages` (its slot set to None) once
-    written, so that a large session's texts are freed as the output is written. With
-    `problems`, what STS cannot hold is reported there (`sts.writers.common.Dropped`).
+    `messages` are the messages to write, in order (default: `session.messages`; the CLI
+    passes an iterator that lets each one go once written). With `problems`, what STS
+    cannot hold is reported there (`sts.writers.common.Dropped`).
     """
-    write_session(out, session, [dump_line(sts_header(session, harness))], sts_line, release,
+    write_session(out, session, [dump_line(sts_header(session, harness))], sts_line, messages,
                   problems, "STS", sts_drops)
 
 
