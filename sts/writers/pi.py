@@ -76,7 +76,7 @@ def pi_drops(message: Message, dropped: Dropped) -> None:
         dropped.media_of(message, kept_images=True)
         dropped.media += sum(1 for p in message.content if type(p) is ImagePart and not p.data)
     if message.role == "user" and message.kind not in (None, MessageKind.CUSTOM):
-        dropped.kinds[message.kind] += 1  # type: ignore[index]
+        dropped.kinds[message.kind] += 1
     dropped.common_fields(message)
 
 

@@ -53,7 +53,7 @@ def sts_drops(message: Message, dropped: Dropped) -> None:
     beyond its seven (usage and tool errors go to the header, so they are not lost)."""
     dropped.media_of(message, kept_images=False)
     if message.kind not in PLAIN_KINDS:
-        dropped.kinds[message.kind] += 1  # type: ignore[index]
+        dropped.kinds[message.kind] += 1
     fields = dropped.fields
     for name in ("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
                  "tokens_before", "first_kept_id", "from_id"):

@@ -7,7 +7,7 @@ from typing import BinaryIO
 
 from sts.converters.base import ReadContext, gc_paused
 from sts.converters.openclaw import MIRROR_MODEL, OpenClawConverter
-from sts.converters.pi.reader import Entry, PiFile, build_sessions
+from sts.converters.pi.reader import ConvertedEntry, PiFile, build_sessions
 from sts.model import Session
 
 MIRRORED = "delivery_mirror"  #: extras marker of a mirrored row (kept: source detail)
@@ -28,7 +28,7 @@ def unmirror(pi_file: PiFile) -> None:
     """Take ``delivery-mirror`` rows out of the model bookkeeping, before the path is walked:
     they set no model in force, and are marked so that none is filled in for them."""
     for entry in pi_file.entries:
-        message = entry.message if type(entry) is Entry else None
+        message = entry.message if type(entry) is ConvertedEntry else None
         if message is not None and message.role == "assistant" and message.model == MIRROR_MODEL:
             entry.change = None
             message.model = MIRROR_MODEL  # kept until the walk: fill_assistant leaves it alone
