@@ -51,7 +51,7 @@ def _read_head(stream: BinaryIO) -> tuple[bytes, bool]:
     `MAX_FIRST_LINE`), so that a long first line (a Codex ``session_meta`` with long
     instructions, a big Pi header) can still be parsed by the sniffers.
     """
-    chunks = []
+    chunks: list[bytes] = []
     size = 0
     limit = HEAD_SIZE
     line_ended = False
