@@ -179,39 +179,38 @@ class TaskReader:
         if type(blocks) is not list:
             self.problems.error(None, "bad-content", f"message {index}: no content: skipped")
             return
-        answered = self.answered_by_next(index)
         builder = self.builder
         for block in blocks:
             kind = block.get("type") if type(block) is dict else None
             text = block.get("text") if kind == "text" else None
             if type(text) is str and is_xml_reply(text):
-                self.xml_reply(message, text, answered)
+                self.xml_reply(message, text, index)
             elif kind == "tool_use" and type(name := block.get("name")) is str and name in SPEECH:
-                self.tool_call(message, block.get("id"), name, block.get("input"), answered)
+                self.tool_call(message, block.get("id"), name, block.get("input"), index)
             else:
                 builder.anthropic_blocks(message, [block])
         self.assistant_fields(index, data, message)
         self.add(message, message.timestamp)
 
-    def xml_reply(self, message: Message, text: str, answered: Answered) -> None:
+    def xml_reply(self, message: Message, text: str, index: int) -> None:
         """A text in the XML tool protocol: its text, thinking and calls, in order."""
         for segment in parse_xml_reply(text):
             if isinstance(segment, XmlCall):
-                self.tool_call(message, None, segment.name, segment.params, answered)
+                self.tool_call(message, None, segment.name, segment.params, index)
             elif segment[0] == "thinking":
                 message.content.append(ThinkingPart(segment[1]))
             else:
                 message.content.append(TextPart(segment[1]))
 
     def tool_call(self, message: Message, source_id: Any, name: Any, arguments: Any,
-                  answered: Answered) -> None:
+                  index: int) -> None:
         speech = SPEECH.get(name) if type(name) is str else None
         if speech is not None and type(arguments) is dict:
             said = arguments.get(speech)
             if type(said) is str and said.strip():
                 message.content.append(TextPart(said.strip()))
                 others = [k for k in arguments if k != speech]
-                if not others and not answered.answers(source_id, name):
+                if not others and not self.answered_by_next(index).answers(source_id, name):
                     return
         message.tool_calls.append(self.builder.call(source_id, name, arguments))
 
