@@ -476,3 +476,44 @@ def test_a_huge_number_keeps_its_line_and_is_reported(tmp_path, document):
     assert "1e400" in done.stderr and "[number-out-of-range]" in done.stderr
     assert [m["message"]["role"] for m in lines(out.read_bytes())[1:]] == [
         "user", "assistant", "tool"]
+
+
+# --- the super-linear inputs, in small: counts, never clocks ------------------------------------
+
+
+def test_malformed_lines_leave_no_reference_cycles_while_the_collector_is_paused():
+    import gc
+    import io
+
+    from sts.lines import iter_records
+    from sts.problems import Problems
+
+    data = b'{"a": 1}\n' + b"{not json\n" * 200 + b'{"cut": \n'
+    gc.collect()
+    gc.disable()
+    try:
+        records = list(iter_records(io.BytesIO(data), Problems(sink=None)))
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert len(records) == 1
+    assert unreachable < 20  # one cycle per bad line before (an exception kept with its frame)
+
+
+def test_a_line_of_glued_records_is_split_in_one_pass(monkeypatch):
+    import sts.lines
+
+    decoded: list[int] = []
+    real = sts.lines._DECODER.raw_decode
+
+    class Counting:
+        def raw_decode(self, text: str, index: int):  # type: ignore[no-untyped-def]
+            decoded.append(index)
+            return real(text, index)
+
+    monkeypatch.setattr(sts.lines, "_DECODER", Counting())
+    n = 2000
+    line = b"".join(b'{"type":"message","id":"e%d"}' % i for i in range(n))
+    values = sts.lines._split_glued(line)
+    assert values is not None and len(values) == n
+    assert len(decoded) == n  # each record decoded once, where it starts
