@@ -517,3 +517,31 @@ def test_a_line_of_glued_records_is_split_in_one_pass(monkeypatch):
     values = sts.lines._split_glued(line)
     assert values is not None and len(values) == n
     assert len(decoded) == n  # each record decoded once, where it starts
+
+
+def test_abandoned_pi_branches_are_counted_visiting_each_entry_once(monkeypatch):
+    from sts.converters.pi.tree import Tree
+
+    walked = [0]
+    real = Tree.path_to
+
+    def path_to(self, position):  # type: ignore[no-untyped-def]
+        path = real(self, position)
+        walked[0] += len(path)
+        return path
+
+    monkeypatch.setattr(Tree, "path_to", path_to)
+    n = 400
+    entries = []
+    parent = None
+    for i in range(n):  # a trunk, and off each trunk entry an abandoned one-entry branch
+        entries.append({"id": f"t{i}", "parentId": parent, **user(f"trunk {i}")})
+        entries.append({"id": f"b{i}", "parentId": f"t{i}", **user(f"branch {i}")})
+        parent = f"t{i}"
+    entries.append({"id": "leaf", "parentId": parent, **user("last")})
+    records = [{"type": "session", "version": 3, "id": "s1", "timestamp": STAMP}]
+    records += [{"type": "message", "timestamp": STAMP, **entry} for entry in entries]
+    sessions, problems = read_sessions(jsonl(*records), "pi")
+    assert [p.text for p in problems if p.code == "other-branches"] == [
+        f"{n} abandoned branch(es) left out (--all-branches writes them)"]
+    assert walked[0] <= 4 * n  # each abandoned leaf walked back to the root: n²/2 before

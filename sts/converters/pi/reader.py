@@ -200,6 +200,15 @@ class Branches:
         active = self.tree.active_path()
         main = self.session(active)
         on_path = set(active)
+        if not all_branches:
+            abandoned = self.count_abandoned(on_path)
+            if abandoned:
+                self.problems.warning(
+                    None, "other-branches",
+                    f"{abandoned} abandoned branch(es) left out (--all-branches writes them)",
+                )
+            yield main
+            return
         others = [
             (leaf, path)
             for leaf in self.tree.leaves()
@@ -207,14 +216,6 @@ class Branches:
             for path in [self.tree.path_to(leaf)]
             if self.has_own_messages(path, on_path)
         ]
-        if not all_branches:
-            if others:
-                self.problems.warning(
-                    None, "other-branches",
-                    f"{len(others)} abandoned branch(es) left out (--all-branches writes them)",
-                )
-            yield main
-            return
         if others:
             main.key = "main"
         yield main
@@ -226,6 +227,43 @@ class Branches:
             branch.metadata["mainSession"] = main.id
             branch.metadata["leafId"] = leaf_id
             yield branch
+
+    def count_abandoned(self, on_path: set[int]) -> int:
+        """How many leaves off the active path have messages of their own (as `sessions` with
+        all branches would write), each entry visited once: from every leaf only up to where
+        it joins the active path or a branch already seen, however long the trunk below."""
+        tree = self.tree
+        assert tree is not None
+        entries, by_id = self.entries, tree.by_id
+        has_message: dict[int, bool] = {}  # an entry off the path: a message from the fork on
+        count = 0
+        for leaf in tree.leaves():
+            if leaf in on_path:
+                continue
+            tail: list[int] = []
+            seen: set[int] = set()
+            position: int | None = leaf
+            while position is not None and position not in on_path and (
+                position not in has_message
+            ):
+                if position in seen:
+                    self.problems.error(entries[position].lineno, "parent-cycle",
+                                        "parentId chain loops: walk stopped")
+                    position = None
+                    break
+                seen.add(position)
+                tail.append(position)
+                parent = entries[position].parent
+                position = by_id.get(parent) if parent is not None else None
+            found = position is not None and has_message.get(position, False)
+            state = entries[position].state if position is not None else None
+            tail.reverse()
+            for step in tail:
+                found = found or entries[step].message is not None
+                has_message[step] = found
+            self.walk(tail, state, lambda step: tree.path_to(step)[:-1])
+            count += found
+        return count
 
     def has_own_messages(self, path: list[int], on_path: set[int]) -> bool:
         self.walk(path)
@@ -251,12 +289,19 @@ class Branches:
                 builder.add(with_ids(builder, message, entries[pos].lineno))
         return builder.finish()
 
-    def walk(self, path: list[int]) -> None:
+    def walk(
+        self, path: list[int], state: ModelState | None = None,
+        ancestors: Callable[[int], list[int]] | None = None,
+    ) -> None:
         """Finish the path's entries not walked yet, carrying the model state down: report
-        their problems, apply their model changes, fill what their messages take from it."""
+        their problems, apply their model changes, fill what their messages take from it.
+
+        `path` runs from the root, or from below an entry already walked whose `state` is
+        given; `ancestors` then gives an entry's ancestors (a compaction looks back on them).
+        """
         entries = self.entries
         problems = self.problems
-        state = self.start_state
+        state = state or self.start_state
         for step, pos in enumerate(path):
             entry = entries[pos]
             if entry.state is not None:
@@ -272,7 +317,8 @@ class Branches:
                 if message.role == "assistant":
                     fill_assistant(message, state)
                 elif entry.first_kept is not None:
-                    self.mark_first_kept(message, entry.first_kept, path[:step])
+                    before = path[:step] if ancestors is None else ancestors(pos)
+                    self.mark_first_kept(message, entry.first_kept, before)
             entry.state = state
 
     def mark_first_kept(self, message: Message, first: str | int, ancestors: list[int]) -> None:
