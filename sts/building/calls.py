@@ -36,6 +36,7 @@ class CallLedger:
         self.unanswered: dict[str, deque[str]] = {}  # source id -> ids written awaiting a result
         self.pending: list[tuple[str, str]] = []  # (id, name) of id-less calls awaiting a result
         self.orphans: set[str] = set()
+        self.next_suffix: dict[str, int] = {}  # id -> the suffix its next rename tries first
 
     def call(
         self, source_id: Any, name: Any, arguments: Any, line: int | None, positional: str
@@ -69,9 +70,10 @@ class CallLedger:
         """`wanted`, or `wanted~2`, `wanted~3`, ... when it is taken."""
         if wanted not in self.names:
             return wanted
-        n = 2
+        n = self.next_suffix.get(wanted, 2)  # n calls sharing one id: n renames, not n²/2 tries
         while f"{wanted}{RENAME}{n}" in self.names:
             n += 1
+        self.next_suffix[wanted] = n + 1
         return f"{wanted}{RENAME}{n}"
 
     def answer(self, source_id: Any, name: Any, line: int | None) -> str | None:
