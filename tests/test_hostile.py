@@ -575,3 +575,26 @@ def test_calls_sharing_one_id_are_renamed_without_retrying_every_suffix(monkeypa
     ids = [c.id for m in sessions[0].messages for c in m.tool_calls]
     assert ids == ["call_id"] + [f"call_id~{k}" for k in range(2, n + 1)]
     assert tried[0] <= 10 * n  # each rename tried every suffix from ~2 up before: n²/2
+
+
+def test_every_parent_missing_looks_up_positions_once(monkeypatch):
+    import builtins
+
+    from sts.converters.claude_code import thread
+
+    calls = [0]
+    real_enumerate = builtins.enumerate
+
+    def counting(iterable, start=0):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real_enumerate(iterable, start)
+
+    monkeypatch.setattr(thread, "enumerate", counting, raising=False)
+    n = 300
+    rows = [orjson.dumps({"type": "user", "uuid": f"u{i}", "parentUuid": f"gone{i}",
+                          "sessionId": "s", "timestamp": STAMP,
+                          "message": {"role": "user", "content": f"m{i}"}}) for i in range(n)]
+    sessions, problems = read_sessions(b"\n".join(rows) + b"\n", "claude-code")
+    assert len(sessions[0].messages) == n
+    assert sum(p.code == "dangling-parent" for p in problems) == n
+    assert calls[0] <= 5  # the file was scanned once per missing parent before

@@ -36,10 +36,11 @@ def main_thread(entries: list[Line], problems: Problems | None) -> list[Line]:
     by_uuid = {e.uuid: e for e in entries if e.uuid is not None}
     leaf = _leaf(entries)
     chain: set[int] = set()
+    positions: dict[int, int] = {}  # id(entry) -> its index, filled at the first missing parent
     current: Line | None = leaf
     while current is not None and id(current) not in chain:
         chain.add(id(current))
-        current = _step(current, entries, by_uuid, problems)
+        current = _step(current, entries, by_uuid, problems, positions)
     _add_descendants(entries, leaf, chain)
     _add_back(entries, chain)
     return [e for e in entries if id(e) in chain]
@@ -60,6 +61,7 @@ def _step(
     entries: list[Line],
     by_uuid: dict[str, Line],
     problems: Problems | None,
+    positions: dict[int, int],
 ) -> Line | None:
     parent = entry.parent
     if parent is None:
@@ -70,7 +72,9 @@ def _step(
     found = by_uuid.get(parent)
     if found is not None:
         return found
-    at = _position(entries, entry)  # rare: only for a parent missing from the file
+    if not positions:  # only for a parent missing from the file; once, however many are
+        positions.update((id(e), i) for i, e in enumerate(entries))
+    at = positions[id(entry)]
     if problems is not None:
         problems.warning(entry.line, "dangling-parent",
                          f"parent {parent} is not in the file: linked to the previous line")
