@@ -598,3 +598,21 @@ def test_every_parent_missing_looks_up_positions_once(monkeypatch):
     assert len(sessions[0].messages) == n
     assert sum(p.code == "dangling-parent" for p in problems) == n
     assert calls[0] <= 5  # the file was scanned once per missing parent before
+
+
+def test_jsonl_with_a_damaged_first_line_is_streamed_not_read_whole(tmp_path):
+    import io
+
+    from sts.converters.chat.containers import open_input
+    from sts.problems import Problems
+
+    class NoWholeReads(io.BytesIO):
+        def read(self, size: int | None = -1) -> bytes:
+            assert size is not None and size >= 0, "the input was read whole"
+            return super().read(size)
+
+    good = jsonl(chat("hi"))
+    data = good[:30] + b"\n" + good * 500
+    opened = open_input(NoWholeReads(data), Problems(sink=None))
+    assert opened.lines is not None
+    assert sum(1 for _ in opened.lines) == 500

@@ -4,15 +4,17 @@ Converters whose inputs come both ways (chat datasets, Codex rollouts) read the 
 line: when it is complete JSON (after repairing lone surrogates and invalid UTF-8, which the line
 reader reports again later), the input is JSON Lines, or a one-line document, and is streamed.
 When it is not, the input is either a document spread over several lines (pretty-printed) or
-JSON Lines whose first line is damaged (cut off, a flipped byte): `read_unclear` reads it whole
-and parses it as a document; only when that fails and the next lines are complete records on
-their own (in a pretty-printed document almost none is: ``{``, ``"key": [``, ``{...},``) is it
-read line by line, so a bad first line costs that line only, never the whole file.
+JSON Lines whose first line is damaged (cut off, a flipped byte): `read_unclear` looks at the
+next lines, and when they are complete records on their own (in a pretty-printed document almost
+none is: ``{``, ``"key": [``, ``{...},``) the input is streamed line by line, so a bad first line
+costs that line only and the file is never held whole; otherwise it is parsed as a document.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -54,29 +56,47 @@ def read_head(stream: BinaryIO) -> Head:
 
 def read_unclear(
     stream: BinaryIO, head: Head, problems: Problems
-) -> tuple[Any, BinaryIO | None]:
+) -> tuple[Any, Iterable[bytes] | None]:
     """The input after a first line that is not JSON: ``(document, None)`` or ``(None, lines)``.
 
     The document is None when it is not JSON (reported by `loads_document`); `lines` is the
-    whole input again, to be read as JSON Lines.
+    whole input again, to be read as JSON Lines. The choice is made on the next `SAMPLE`
+    non-blank lines: when they are records of their own (JSON Lines with a damaged first line)
+    the input is streamed, never read whole; otherwise it is read whole as one document.
     """
-    data = b"".join(head.lines).removeprefix(BOM) + stream.read()
+    sample: list[bytes] = []
+    complete = 0
+    for raw in stream:
+        sample.append(raw)
+        if raw.strip():
+            complete += 1
+            if complete > SAMPLE:
+                break
+    else:  # the input ended within the sample: small, decided on the whole of it
+        data = b"".join(head.lines).removeprefix(BOM) + b"".join(sample)
+        try:
+            return orjson.loads(data), None
+        except orjson.JSONDecodeError:
+            pass
+        if _repaired(data) is NOT_JSON and _lines_are_records(sample):
+            return None, io.BytesIO(data)
+        return loads_document(data, problems), None  # repaired (warned), or the error reported
+    if _lines_are_records(sample):
+        return None, itertools.chain(head.lines, sample, stream)
+    data = b"".join(head.lines).removeprefix(BOM) + b"".join(sample) + stream.read()
     try:
         return orjson.loads(data), None
     except orjson.JSONDecodeError:
-        pass
-    if _repaired(data) is NOT_JSON and _lines_are_records(data):
-        return None, io.BytesIO(data)
-    return loads_document(data, problems), None  # repaired (warned), or the error reported
+        return loads_document(data, problems), None
 
 
-def _lines_are_records(data: bytes) -> bool:
-    """True when at least half of the (up to `SAMPLE`) non-blank lines after the first one are
-    complete objects or arrays on their own."""
-    lines = (raw for raw in io.BytesIO(data) if raw.strip())
-    next(lines, None)  # the first line, known not to be JSON
+def _lines_are_records(lines: list[bytes]) -> bool:
+    """True when at least half of the (up to `SAMPLE`) non-blank lines are complete objects or
+    arrays on their own."""
     sampled = records = 0
     for raw in lines:
+        if not raw.strip():
+            continue
         sampled += 1
         if type(_repaired(raw)) in (dict, list):
             records += 1
