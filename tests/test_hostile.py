@@ -541,7 +541,7 @@ def test_abandoned_pi_branches_are_counted_visiting_each_entry_once(monkeypatch)
     entries.append({"id": "leaf", "parentId": parent, **user("last")})
     records = [{"type": "session", "version": 3, "id": "s1", "timestamp": STAMP}]
     records += [{"type": "message", "timestamp": STAMP, **entry} for entry in entries]
-    sessions, problems = read_sessions(jsonl(*records), "pi")
+    _, problems = read_sessions(jsonl(*records), "pi")
     assert [p.text for p in problems if p.code == "other-branches"] == [
         f"{n} abandoned branch(es) left out (--all-branches writes them)"]
     assert walked[0] <= 4 * n  # each abandoned leaf walked back to the root: n²/2 before
@@ -616,3 +616,70 @@ def test_jsonl_with_a_damaged_first_line_is_streamed_not_read_whole(tmp_path):
     opened = open_input(NoWholeReads(data), Problems(sink=None))
     assert opened.lines is not None
     assert sum(1 for _ in opened.lines) == 500
+
+
+# --- the property: whatever the input, every file written with exit 0 is valid ------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.test_properties import SEEDS, apply, damage  # noqa: E402
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["type", "role", "content", "id", "parentId", "message", "messages",
+                         "timestamp", "tool_calls", "name", "arguments", "uuid", "parentUuid",
+                         "sessionId", "payload", "text", "version"]) | st.text(max_size=8),
+        inner, max_size=6),
+    max_leaves=30,
+)
+
+
+def _convert_and_validate(tmp_path: Path, data: bytes, to: str, source_format: str | None) -> None:
+    import shutil
+
+    from sts.pipeline import Job, Settings, Target, run_job
+    from sts.validation import validate_bytes
+
+    out = tmp_path / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    source = tmp_path / "input.jsonl"
+    source.write_bytes(data)
+    target = Target("dir", out, frozenset({source.resolve()}),
+                    frozenset({out / "input.jsonl"}))
+    result = run_job(Job(source, str(source), Path("input.jsonl")), target,
+                     Settings(to=to, source_format=source_format), sink=None)
+    if result.status != "ok" or result.errors or result.usage_error:
+        return  # not an exit-0 run
+    written = sorted(out.rglob("*.jsonl")) if out.exists() else []
+    assert len(written) == result.sessions
+    for path in written:
+        errors = [str(p) for p in validate_bytes(path.read_bytes(), to, str(path))
+                  if p.severity == "error"]
+        assert not errors, errors
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(seed=st.sampled_from(SEEDS),
+       edits=st.lists(st.tuples(damage, st.integers(0, 10**7), st.integers(1, 64),
+                                st.integers(0, 255)), max_size=3),
+       to=st.sampled_from(["sts", "pi"]))
+def test_every_file_written_with_exit_0_from_a_damaged_input_is_valid(tmp_path, seed, edits, to):
+    _, data = seed
+    for edit in edits:
+        data = apply(data, *edit)
+    _convert_and_validate(tmp_path, data, to, None)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(records=st.lists(json_values, min_size=1, max_size=6),
+       to=st.sampled_from(["sts", "pi"]),
+       fmt=st.sampled_from([None, "openai", "sharegpt", "pi", "claude-code", "codex", "sts"]))
+def test_every_file_written_with_exit_0_from_a_random_input_is_valid(tmp_path, records, to, fmt):
+    data = b"".join(orjson.dumps(r) + b"\n" for r in records)
+    _convert_and_validate(tmp_path, data, to, fmt)
