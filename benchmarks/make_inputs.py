@@ -12,6 +12,9 @@
   writes it) with native tool use and ``<environment_details>`` in every user turn;
 - ``factory-droid``: one Factory Droid session-store file;
 - ``openclaw``: one OpenClaw session (a Pi v3 session with OpenClaw's custom entries);
+- ``gemini-cli``: one Gemini CLI JSONL recording, replies re-appended as its writer does;
+- ``kimi-cli``: one Kimi CLI session folder (``context.jsonl`` and the ``wire.jsonl`` joined
+  with it);
 - ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling.
 
 Stdlib only; the same seed gives the same bytes. Usage::
@@ -268,6 +271,49 @@ def cursor_lines(target: int, seed: int) -> Iterator[str]:
         lines.append(dumps({"role": "assistant", "message": {"content": [
             {"type": "text", "text": text.words(80)}]}}))
         lines.append(dumps({"type": "turn_ended", "status": "success"}))
+def gemini_lines(target: int, seed: int) -> Iterator[str]:
+    """Lines of one Gemini CLI JSONL recording (v0.39+) of about `target` bytes, as its writer
+    appends them: each model reply written again once its tool calls finish, each result also
+    recorded as a ``functionResponse`` user record, ``$set`` updates between."""
+    text = Text(seed)
+    now = START_MS
+    yield dumps({"sessionId": "bench-gemini-0000-4000-8000-000000000000", "projectHash": "0" * 64,
+                 "startTime": iso(now), "lastUpdated": iso(now), "kind": "main"})
+    bootstrap = f"<session_context>\n{text.words(60)}\n</session_context>"
+    yield dumps({"$set": {"messages": [{"id": "0" * 32, "timestamp": iso(now), "type": "user",
+                                        "content": [{"text": bootstrap}]}]}})
+    size = 0
+    number = 0
+    tokens = {"input": 12000, "output": 300, "cached": 9000, "thoughts": 120, "tool": 0,
+              "total": 12420}
+    while size < target:
+        number += 1
+        now += 5000
+        lines = [dumps({"id": f"u{number}", "timestamp": iso(now), "type": "user",
+                        "content": [{"text": text.words(40)}]})]
+        for round_ in range(text.random.randint(2, 6)):
+            now += text.random.randint(200, 9000)
+            call_id = f"read_file_{now}_{round_}"
+            reply = {"id": f"g{number}_{round_}", "timestamp": iso(now), "type": "gemini",
+                     "content": text.words(30), "thoughts": [
+                         {"subject": text.words(3), "description": text.words(60),
+                          "timestamp": iso(now)}],
+                     "tokens": tokens, "model": "gemini-3-pro-preview"}
+            response = [{"functionResponse": {"id": call_id, "name": "read_file", "response": {
+                "output": text.block(text.random.randint(300, 20000))}}}]
+            lines.append(dumps(reply))
+            lines.append(dumps({"$set": {"lastUpdated": iso(now)}}))
+            lines.append(dumps({**reply, "toolCalls": [{
+                "id": call_id, "name": "read_file",
+                "args": {"file_path": f"src/{text.random.choice(WORDS)}.py"},
+                "result": response, "status": "success", "timestamp": iso(now + 5),
+                "displayName": "ReadFile", "renderOutputAsMarkdown": True}]}))
+            lines.append(dumps({"id": f"r{number}_{round_}", "timestamp": iso(now + 5),
+                                "type": "user", "content": response}))
+        lines.append(dumps({"id": f"f{number}", "timestamp": iso(now + 9), "type": "gemini",
+                            "content": text.words(80), "thoughts": [], "tokens": tokens,
+                            "model": "gemini-3-pro-preview"}))
+        lines.append(dumps({"$set": {"lastUpdated": iso(now + 9)}}))
         for line in lines:
             size += len(line.encode()) + 1
             yield line
@@ -353,6 +399,68 @@ def openclaw_lines(target: int, seed: int) -> Iterator[str]:
                          "data": {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}})
 
 
+def write_kimi(directory: Path, target: int, seed: int) -> None:
+    """One Kimi CLI session folder of about `target` bytes: ``context.jsonl`` (prompts, replies
+    with reasoning and a tool call, results, ``_usage`` and ``_checkpoint`` lines) and the
+    ``wire.jsonl`` events the converter joins with it for times and usage."""
+    text = Text(seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    seconds = START_MS / 1000
+    size = 0
+    checkpoint = 0
+    with open(directory / "context.jsonl", "w", encoding="utf-8") as context, \
+            open(directory / "wire.jsonl", "w", encoding="utf-8") as wire:
+        def event(kind: str, payload: dict) -> None:
+            nonlocal seconds
+            seconds += text.random.randint(5, 3000) / 1000
+            wire.write(dumps({"timestamp": seconds, "message": {"type": kind,
+                                                                "payload": payload}}) + "\n")
+
+        def line(record: dict) -> None:
+            nonlocal size
+            row = dumps(record) + "\n"
+            size += len(row.encode())
+            context.write(row)
+
+        wire.write(dumps({"type": "metadata", "protocol_version": "1.10"}) + "\n")
+        line({"role": "_system_prompt", "content": text.words(300)})
+        while size < target:
+            prompt = text.words(40)
+            line({"role": "_checkpoint", "id": checkpoint})
+            checkpoint += 1
+            line({"role": "user", "content": prompt})
+            event("TurnBegin", {"user_input": prompt})
+            for round_ in range(text.random.randint(2, 6)):
+                call_id = f"ReadFile:{checkpoint}_{round_}"
+                event("StepBegin", {"n": round_ + 1})
+                think, words = text.words(60), text.words(30)
+                arguments = dumps({"path": f"src/{text.random.choice(WORDS)}.py"})
+                event("ContentPart", {"type": "think", "think": think, "encrypted": None})
+                event("ContentPart", {"type": "text", "text": words})
+                event("ToolCall", {"type": "function", "id": call_id, "function": {
+                    "name": "ReadFile", "arguments": arguments}})
+                line({"role": "_usage", "token_count": 12000 + size % 5000})
+                line({"role": "assistant", "content": [
+                    {"type": "think", "think": think, "encrypted": None},
+                    {"type": "text", "text": words}], "tool_calls": [
+                    {"type": "function", "id": call_id, "function": {
+                        "name": "ReadFile", "arguments": arguments}}]})
+                output = text.block(text.random.randint(300, 20000))
+                event("ToolResult", {"tool_call_id": call_id, "return_value": {
+                    "is_error": False, "output": output, "message": "", "display": []}})
+                event("StatusUpdate", {"token_usage": {"input_other": 1200, "output": 300,
+                                                       "input_cache_read": 9000,
+                                                       "input_cache_creation": 0},
+                                       "message_id": f"chatcmpl-{checkpoint}-{round_}"})
+                line({"role": "tool", "content": [{"type": "text", "text": output}],
+                      "tool_call_id": call_id})
+            answer = text.words(80)
+            event("StepBegin", {"n": 99})
+            event("ContentPart", {"type": "text", "text": answer})
+            line({"role": "assistant", "content": answer})
+            event("TurnEnd", {})
+
+
 def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
     """`count` Pi sessions of about `size` bytes each in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -363,12 +471,12 @@ def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
 
 GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines,
               "copilot": copilot_lines, "cursor": cursor_lines, "cline": cline_lines,
-              "factory-droid": droid_lines, "openclaw": openclaw_lines}
+              "factory-droid": droid_lines, "openclaw": openclaw_lines, "gemini-cli": gemini_lines}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("kind", choices=[*GENERATORS, "batch"])
+    parser.add_argument("kind", choices=[*GENERATORS, "batch", "kimi-cli"])
     parser.add_argument("--size-mb", type=float, default=50)
     parser.add_argument("--count", type=int, default=400, help="batch: number of sessions")
     parser.add_argument("--session-kb", type=int, default=400, help="batch: size of each session")
@@ -377,6 +485,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.kind == "batch":
         write_batch(args.output, args.count, args.session_kb * 1000, args.seed)
+        return
+    if args.kind == "kimi-cli":  # a session folder: -o names the folder
+        write_kimi(args.output, int(args.size_mb * 1_000_000), args.seed)
         return
     with open(args.output, "w", encoding="utf-8") as out:
         for line in GENERATORS[args.kind](int(args.size_mb * 1_000_000), args.seed):

@@ -36,11 +36,16 @@ SHARED_GENERATOR = ROOT.parent / "shared" / "bench" / "make_big_trace.py"
 OUT = ROOT / "bench-out"
 BASELINE = (
     "import orjson, sys\n"
-    "with open(sys.argv[1], 'rb') as src, open(sys.argv[2], 'wb') as dst:\n"
-    "    for line in src:\n"
-    "        if line.strip():\n"
-    "            dst.write(orjson.dumps(orjson.loads(line)) + b'\\n')\n"
+    "with open(sys.argv[-1], 'wb') as dst:\n"
+    "    for name in sys.argv[1:-1]:\n"
+    "        with open(name, 'rb') as src:\n"
+    "            for line in src:\n"
+    "                if line.strip():\n"
+    "                    dst.write(orjson.dumps(orjson.loads(line)) + b'\\n')\n"
 )
+#: Files a converter reads with the input it is given (a Kimi CLI context.jsonl's wire.jsonl):
+#: the baseline reads and writes them too, and the input's size counts them.
+COMPANIONS = {"context.jsonl": ("wire.jsonl",)}
 
 
 @dataclass
@@ -84,7 +89,7 @@ def make_inputs(size_mb: float, only: frozenset[str] = frozenset()) -> dict[str,
                             "--size-mb", str(size_mb), "-o", str(path)], check=True)
         inputs[kind] = path
     for kind in ("pi", "openai", "sts", "copilot", "cursor", "cline", "factory-droid",
-                 "openclaw"):
+                 "openclaw", "gemini-cli"):
         if only and kind not in only:
             continue
         path = OUT / f"{kind}-{tag}.{'json' if kind == 'cline' else 'jsonl'}"
@@ -92,17 +97,25 @@ def make_inputs(size_mb: float, only: frozenset[str] = frozenset()) -> dict[str,
             subprocess.run([sys.executable, str(HERE / "make_inputs.py"), kind,
                             "--size-mb", str(size_mb), "-o", str(path)], check=True)
         inputs[kind] = path
+    if not only or "kimi-cli" in only:
+        folder = OUT / f"kimi-cli-{tag}"
+        if not folder.exists():
+            subprocess.run([sys.executable, str(HERE / "make_inputs.py"), "kimi-cli",
+                            "--size-mb", str(size_mb), "-o", str(folder)], check=True)
+        inputs["kimi-cli"] = folder / "context.jsonl"
     return inputs
 
 
 def bench_file(name: str, path: Path, runs: int) -> list[str]:
     """Table rows for one input: baseline, → STS, → Pi."""
-    size_mb = path.stat().st_size / MIB
+    companions = [path.with_name(n) for n in COMPANIONS.get(path.name, ())
+                  if path.with_name(n).is_file()]
+    size_mb = sum(p.stat().st_size for p in (path, *companions)) / MIB
     target_dir = output_root() / "converted"
     shutil.rmtree(target_dir, ignore_errors=True)
     target_dir.mkdir(parents=True)
     commands = {
-        "orjson read+write": [sys.executable, "-c", BASELINE, str(path),
+        "orjson read+write": [sys.executable, "-c", BASELINE, str(path), *map(str, companions),
                               str(target_dir / "baseline.out")],
         "sts convert → STS": sts_command(str(path), "--to", "sts", "-o", f"{target_dir}/sts/"),
         "sts convert → Pi": sts_command(str(path), "--to", "pi", "-o", f"{target_dir}/pi/"),
@@ -229,8 +242,8 @@ def main() -> None:
                         "one, to compare peak memory")
     parser.add_argument("--only", default="",
                         help="comma-separated inputs to measure (claude-code, codex, pi, openai, "
-                        "sts, copilot, cursor, cline, factory-droid, openclaw); only their "
-                        "table, no batch or streaming test")
+                        "sts, copilot, cursor, cline, factory-droid, openclaw, gemini-cli, "
+                        "kimi-cli); only their table, no batch or streaming test")
     args = parser.parse_args()
     # An installed package has its bytecode compiled (pip does it); an editable checkout run with
     # PYTHONDONTWRITEBYTECODE would compile every module at each start instead.

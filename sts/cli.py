@@ -132,8 +132,8 @@ def redaction_config(
 @click.option("--all-branches", is_flag=True,
               help="Pi: also write every abandoned branch as its own session.")
 @click.option("--drop-injected", is_flag=True,
-              help="Codex: drop injected context (AGENTS.md, environment) instead of keeping it "
-              "as system messages.")
+              help="Codex and Gemini CLI: drop injected context (AGENTS.md, environment, "
+              "<session_context>) instead of keeping it as system messages.")
 @click.option("--keep-rolled-back", is_flag=True,
               help="Codex: keep turns undone by a rollback (marked) instead of dropping them.")
 @click.option("-O", "--option", "extra_options", multiple=True, metavar="NAME=VALUE",
@@ -345,7 +345,7 @@ class _Report:
             if self.dropped else ""
         )
         companions = (
-            f" ({self.companions} sub-agent file(s) read with their main session)"
+            f" ({self.companions} companion file(s) read with their session or passed over)"
             if self.companions else ""
         )
         click.echo(

@@ -61,6 +61,9 @@ _CODES = (
     Code("io-error", E, None, "the input could not be opened or read"),
     Code("internal-error", E, None, "a converter bug (an unexpected exception): the input failed"),
     Code("worker-died", E, None, "the worker process converting the input died"),
+    Code("not-a-session", E, None,
+         "a file a harness keeps beside its sessions that holds none (Gemini CLI logs.json, "
+         "Kimi CLI wire.jsonl): nothing written"),
     Code("subagents-not-written", W, None,
          "sub-agent sessions left out: they are only written with -o DIR"),
     Code("other-branches", W, None,
@@ -92,6 +95,10 @@ _CODES = (
     Code("broken-chain", None, E, "a Pi entry whose parentId is missing or not an earlier entry"),
     Code("bad-compaction", E, E, "a compaction without its summary (Pi: or firstKeptEntryId)"),
     Code("extra-choices", E, None, "a logged response with several choices: the others left out"),
+    Code("rewind-unknown", W, None,
+         "a Gemini CLI $rewindTo naming no message (its line was lost): nothing dropped"),
+    Code("bad-token-count", W, None,
+         "a Kimi CLI _usage line whose token_count is not a number: left out"),
     # messages ---------------------------------------------------------------------------------
     Code("bad-message", E, E, "a message record that is missing or not an object: skipped"),
     Code("bad-turn", E, None, "a ShareGPT turn that is not an object: skipped"),

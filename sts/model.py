@@ -42,6 +42,7 @@ class MessageKind(StrEnum):
     SYNTHETIC = "synthetic"
     API_ERROR = "api_error"
     CONTEXT_CLEARED = "context_cleared"  #: the user cleared the context (``/clear``)
+    NOTICE = "notice"  #: a harness's UI notice, never model context (`extras["level"]`)
     # user messages
     COMMAND = "command"
     COMMAND_PROMPT = "command_prompt"

@@ -136,6 +136,11 @@ class Problems:
         """How many errors (not warnings) were reported."""
         return sum(1 for p in self.problems if p.severity == "error")
 
+    def for_file(self, file: object) -> Problems:
+        """The problems of a companion file read with this input (a sub-agent transcript, a
+        wire log): reported under its own name, with this input's policy, sink and lists."""
+        return Problems(str(file), self.policy, self.sink, self.problems, self.kept)
+
     def take_kept(self) -> list[dict[str, object]]:
         """Hand over the raw lines kept so far and forget them."""
         kept, self.kept = self.kept, []

@@ -76,6 +76,19 @@ def walk(sessions: list[Session]) -> Iterator[Session]:
         yield from walk(session.children)
 
 
+def linked_results(session: Session) -> list[tuple[str, str]]:
+    """``(call id, result text)`` of each tool message, asserting that it answers a call made
+    before it (the facts tests check about tool calls and their results)."""
+    called: set[str] = set()
+    pairs = []
+    for message in session.messages:
+        called.update(c.id for c in message.tool_calls)
+        if message.role == "tool":
+            assert message.tool_call_id in called, message
+            pairs.append((message.tool_call_id or "", message.text))
+    return pairs
+
+
 def line_codes(problems: list[Problem]) -> list[tuple[int | None, str]]:
     """``(line, code)`` of each problem, in order: what tests assert about bad input."""
     return [(p.line, p.code) for p in problems]

@@ -320,6 +320,7 @@ CORPUS_FORMATS = {
     "cline": {"cline"},
     "droid": {"factory-droid"},
     "openclaw": {"openclaw"},
+    "gemini-cli": {"gemini-cli"},  # logs.json too: recognised, to be refused as prompt history
 }
 #: Corpus files that are no session of their own: a Droid sidecar whose session file the corpus
 #: names differently, and an OpenClaw fragment without its header (test_openclaw reports it).

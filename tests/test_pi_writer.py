@@ -180,11 +180,11 @@ def test_a_system_kind_the_model_does_not_know_round_trips() -> None:
     """A ``custom_message`` stored as ``system:<kind>`` by a newer writer keeps its type."""
     header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z"}
     entry = {"type": "custom_message", "id": "e1", "parentId": None,
-             "timestamp": "2026-01-01T00:00:01.000Z", "customType": "system:notice",
-             "content": "a notice", "display": True}
+             "timestamp": "2026-01-01T00:00:01.000Z", "customType": "system:weather",
+             "content": "a weather report", "display": True}
     data = b"".join(json.dumps(x).encode() + b"\n" for x in (header, entry))
     (session,) = read(data)
     (message,) = session.messages
-    assert (message.role, message.kind, message.custom_type) == ("system", None, "system:notice")
+    assert (message.role, message.kind, message.custom_type) == ("system", None, "system:weather")
     entries = lines(write_checked(session, "pi"))
-    assert entries[-1]["customType"] == "system:notice"
+    assert entries[-1]["customType"] == "system:weather"

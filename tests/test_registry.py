@@ -50,9 +50,8 @@ def test_builtins_are_registered():
     """Every built-in loads, under its own name (none is missing or shadowed)."""
     found = registry.builtin_converters()
     assert len(found) == len(registry.BUILTINS)
-    assert {"claude-code", "codex", "openai", "pi", "sharegpt", "sts", "github-copilot"} <= set(
-        found
-    )
+    assert {"claude-code", "codex", "openai", "pi", "sharegpt", "sts", "github-copilot",
+            "gemini-cli", "kimi-cli"} <= set(found)
 
 
 def test_a_plugin_adds_a_format(plugins):

@@ -37,6 +37,8 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.cline:ClineConverter",
     "sts.converters.droid:DroidConverter",
     "sts.converters.openclaw:OpenClawConverter",
+    "sts.converters.gemini_cli:GeminiCliConverter",
+    "sts.converters.kimi_cli:KimiCliConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".
