@@ -514,3 +514,30 @@ def test_a_replayed_tool_call_id_is_renamed_and_results_pair_in_order() -> None:
     assert results == [("call_1", "first"), ("call_1~2", "second")]
     for target in ("sts", "pi"):
         write_checked(session, target)
+
+
+def read_with(fmt: str, path: Path) -> tuple[list[Session], list]:
+    """Read `path` with the converter of another format (the registry's)."""
+    from tests.support import read_sessions as read_with_registry
+
+    return read_with_registry(path, fmt)
+
+
+def test_the_writers_unknown_placeholder_reads_as_no_name(tmp_path) -> None:
+    """Where a source named no model, the Pi writer writes ``unknown`` (pi's types need a
+    string); reading it back is no model, not a model called "unknown" (issue 13 item 8)."""
+    source = CASES / "openai" / "legacy_function.json"
+    (session,), _ = read_with("openai", source)
+    assert all(m.model is None for m in session.messages if m.role == "assistant")
+    pi_file = tmp_path / "x.pi.jsonl"
+    pi_file.write_bytes(write_checked(session, "pi"))
+    written = [json.loads(line) for line in pi_file.read_bytes().splitlines()[1:]]
+    assert {e["message"]["model"] for e in written if e["message"]["role"] == "assistant"} == {
+        "unknown"}
+    back, problems = read_one(pi_file)
+    assert problems == []
+    assistants = [m for m in back.messages if m.role == "assistant"]
+    assert assistants and all(
+        (m.model, m.provider, m.api) == (None, None, None) for m in assistants)
+    assert all("model" not in m for m in sts_messages(write_checked(back, "sts")))
+

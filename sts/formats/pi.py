@@ -3,6 +3,9 @@ the validator share.
 
 - ``stopReason`` words: `STOP_REASONS` (what pi writes; ``deferred`` since N16) and the canonical
   `StopReason` each stands for.
+- pi's types need ``api``, ``provider`` and ``model`` strings on every assistant message (and a
+  ``toolName`` on every result): where the source named none, our writer writes `UNKNOWN`, and
+  reading a Pi file, `UNKNOWN` there means "not named" (`named`), never a model called so.
 - pi before 1.x has no system role: a system message is stored as a displayed
   ``custom_message`` whose ``customType`` is ``system`` (a plain system message) or
   ``system:<kind>`` (a system message of that `MessageKind`). pi shows it to the model as user
@@ -33,6 +36,16 @@ CANONICAL_STOP: dict[str, StopReason] = {word: reason for reason, word in STOP_W
 def canonical_stop(word: object) -> StopReason | None:
     """The canonical stop reason of a pi ``stopReason`` (None for ``deferred`` and non-words)."""
     return CANONICAL_STOP.get(word) if type(word) is str else None
+
+
+#: What stands where pi's types need a name and the source gave none.
+UNKNOWN = "unknown"
+
+
+def named(value: object) -> str | None:
+    """A model, provider, api or tool name read from a Pi file: None when absent, empty or the
+    `UNKNOWN` placeholder."""
+    return value if type(value) is str and value and value != UNKNOWN else None
 
 
 SYSTEM_TYPE = "system"

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_object
-from sts.formats.pi import STOP_WORDS, system_custom_type
+from sts.formats.pi import STOP_WORDS, UNKNOWN, system_custom_type
 from sts.model import (
     ImagePart,
     MediaPart,
@@ -48,7 +48,6 @@ from sts.writers.common import (
 )
 
 DEFAULT_HARNESS = "pi"
-UNKNOWN = "unknown"
 
 
 def write_pi(

@@ -241,9 +241,9 @@ class EntryReader:
     def assistant(self, body: Raw, lineno: int) -> tuple[Message | None, Change | None]:
         """An assistant message with only its own model fields, and the model it sets."""
         parts, calls = self.assistant_blocks(body.get("content"), lineno)
-        provider = text_or_none(body.get("provider"))
-        model = text_or_none(body.get("model"))
-        api = text_or_none(body.get("api"))
+        provider = pi_format.named(body.get("provider"))
+        model = pi_format.named(body.get("model"))
+        api = pi_format.named(body.get("api"))
         change = None
         if model is not None or provider is not None:
             change = {"provider": provider, "model": model, "api": api}
@@ -270,7 +270,7 @@ class EntryReader:
             "tool",
             self.plain_blocks(body.get("content"), lineno),
             tool_call_id=call_id if type(call_id) is str else None,
-            tool_name=text_or_none(body.get("toolName")),
+            tool_name=pi_format.named(body.get("toolName")),
             is_error=body.get("isError") is True,
         )
 
