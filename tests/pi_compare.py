@@ -3,8 +3,7 @@
 The mapping from pi's active branch (``getBranch()`` entries) to our messages, one rule per
 entry kind; anything not listed yields no message:
 
-- ``message`` user → user; toolResult → tool; assistant → assistant, except an ``error`` /
-  ``aborted`` turn with no text, readable thinking or tool call (dropped by the reader);
+- ``message`` user → user; toolResult → tool; assistant → assistant (failed turns too);
 - ``message`` bashExecution → user with pi's ``bashExecutionToText`` rendering (re-implemented
   here from pi's source); custom / hookMessage → user; system → system (content, else sections);
   branchSummary / compactionSummary → system (the summary);
@@ -84,10 +83,6 @@ def expected(branch: list[dict[str, Any]], with_id: bool = True) -> list[View]:
                 calls = tuple(b["id"] for b in content if b.get("type") == "toolCall")
                 text = text_of(content)
                 reasoning = reasoning_of(content)
-                if m.get("stopReason") in ("error", "aborted") and not (
-                    calls or text or reasoning
-                ):
-                    continue
                 add("assistant", text, entry, calls, None, None, reasoning)
             elif role == "toolResult":
                 add("tool", text_of(m.get("content")), entry, (), m["toolCallId"],

@@ -257,14 +257,26 @@ def test_redacted_and_empty_thinking_are_kept_but_not_shown() -> None:
     }
 
 
-def test_empty_aborted_turns_are_dropped_partial_ones_kept() -> None:
+def test_failed_turns_are_kept_with_their_error_empty_or_not() -> None:
+    """Empty aborted and errored turns are kept, as pi's getBranch() has them (issue 13 item 7);
+    the error text is a Pi field, and an STS note where the content does not show it."""
     session, problems = case("aborted-assistant")
     assert problems == []
-    assert [m.id for m in session.messages] == ["u1", "a2", "u2", "a4"]
-    partial = session.messages[1]
+    assert [m.id for m in session.messages] == ["u1", "a1", "a2", "u2", "a3", "a4"]
+    empty, partial = session.messages[1:3]
+    assert (empty.text, empty.stop_reason, empty.error_message) == (
+        "", "error", "529 overloaded_error: Overloaded")
     assert (partial.text, partial.stop_reason, partial.error_message) == (
         "Morning light on", "aborted", "Request was aborted."
     )
+    sts_out = sts_messages(write_checked(session, "sts"))
+    assert [m["content"] for m in sts_out[1:3]] == [
+        "[error: 529 overloaded_error: Overloaded]",
+        "Morning light on\n\n[aborted: Request was aborted.]"]
+    pi_out = [json.loads(line) for line in write_checked(session, "pi").splitlines()[1:]]
+    assert [e["message"].get("errorMessage") for e in pi_out[1:3]] == [
+        "529 overloaded_error: Overloaded", "Request was aborted."]
+    assert [e["message"]["stopReason"] for e in pi_out[1:3]] == ["error", "aborted"]
 
 
 def test_orphan_calls_and_results_are_kept_never_invented() -> None:
@@ -410,7 +422,7 @@ def test_corpus_v1_before_compaction() -> None:
     assert problems == []
     # 484 assistants in the file, 13 of them aborted with empty content
     assert roles(session) == {
-        "user": 55, "assistant": 471, "tool": 448, "system:compaction": 2, "user:bash": 3
+        "user": 55, "assistant": 484, "tool": 448, "system:compaction": 2, "user:bash": 3
     }
     compactions = [m for m in session.messages if m.kind == "compaction"]
     assert [c.tokens_before for c in compactions] == [175004, 185014]
@@ -423,7 +435,7 @@ def test_corpus_v1_malformed_last_line() -> None:
     session, problems = read_one(corpus("pi", CORPUS_FILES[1]))
     assert line_codes(problems) == [(1013, "malformed-json")]
     assert roles(session) == {
-        "user": 77, "assistant": 497, "tool": 429, "user:bash": 1, "system:compaction": 1
+        "user": 77, "assistant": 503, "tool": 429, "user:bash": 1, "system:compaction": 1
     }
     images = [p for m in session.messages for p in m.content if isinstance(p, ImagePart)]
     assert len(images) == 3 and {i.media_type for i in images} == {"image/png"}
@@ -437,14 +449,16 @@ def test_corpus_v1_malformed_last_line() -> None:
 def test_corpus_v1_large_session() -> None:
     session, problems = read_one(corpus("pi", CORPUS_FILES[2]))
     assert problems == []
-    assert roles(session) == {"user": 88, "assistant": 439, "tool": 373}
+    assert roles(session) == {"user": 88, "assistant": 453, "tool": 373}
     terminated = [m for m in session.messages if m.error_message == "terminated"]
     assert len(terminated) == 1 and len(terminated[0].tool_calls) == 16
     assert session.messages[0].text == "/mode"
-    # the first assistant (an empty aborted gpt-5.1-codex turn) is dropped; the next one runs
-    # after a model_change to claude-sonnet-4-5 and names its own model
-    assert session.messages[1].text.startswith("read packages/coding-agent/docs/theme.md")
-    assert session.messages[2].model == "claude-sonnet-4-5"
+    # the first assistant is an empty aborted gpt-5.1-codex turn, kept; the next one runs after a
+    # model_change to claude-sonnet-4-5 and names its own model
+    aborted = session.messages[1]
+    assert (aborted.text, aborted.stop_reason, aborted.model) == ("", "aborted", "gpt-5.1-codex")
+    assert session.messages[2].text.startswith("read packages/coding-agent/docs/theme.md")
+    assert session.messages[3].model == "claude-sonnet-4-5"
 
 
 def test_corpus_v3_fixture_unknown_leaf() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
-from sts.model import ImagePart, MediaPart, Message, Session, StoredText, TextPart
+from sts.model import ImagePart, MediaPart, Message, Session, StopReason, StoredText, TextPart
 from sts.problems import Problems
 from sts.writers.common import (
     PLAIN_KINDS,
@@ -84,7 +84,8 @@ def sts_content(message: Message) -> str | StoredText:
     """The message's text and media placeholders, in order, as one string (a single text held in
     a temporary file stays a `StoredText`, for `dump_line` to copy)."""
     content = message.content
-    if len(content) == 1 and type(content[0]) is TextPart:
+    note = failure_note(message)
+    if note is None and len(content) == 1 and type(content[0]) is TextPart:
         return content[0].value
     pieces = []
     for part in content:
@@ -92,7 +93,19 @@ def sts_content(message: Message) -> str | StoredText:
             pieces.append(part.text)
         elif type(part) is ImagePart or type(part) is MediaPart:
             pieces.append(placeholder(part))
+    if note is not None:
+        pieces.append(note)
     return "\n\n".join(pieces)
+
+
+def failure_note(message: Message) -> str | None:
+    """``[error: ...]`` / ``[aborted: ...]`` for a turn that failed with an error text its content
+    does not already show: STS has no field for it, and a failed turn should read as one."""
+    error = message.error_message
+    if not error or error in message.text:
+        return None
+    label = "aborted" if message.stop_reason == StopReason.ABORTED else "error"
+    return f"[{label}: {error}]"
 
 
 def sts_message(message: Message) -> dict[str, Any]:

@@ -21,7 +21,7 @@ What is read, and the choices made where pi leaves room:
   is yielded after the main session as its own session (key ``branch-<leaf id>``, metadata
   ``mainSession``/``leafId``), and the main session gets key ``main``. Without it, abandoned
   branches are left out with one ``other-branches`` warning.
-- See `messages.py` for how each role maps (bash, custom, system, empty aborted turns).
+- See `messages.py` for how each role maps (bash, custom, system, failed turns).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Choices (documented in the package docstring too):
 - ``system`` (pi 1.x) → system, kind ``system_prompt`` (its content, else its sections joined);
 - ``compaction`` / ``compactionSummary`` → system, kind ``compaction``; ``branch_summary`` /
   ``branchSummary`` → system, kind ``branch_summary`` (empty summaries are dropped, as pi does);
-- an ``error``/``aborted`` assistant with no text, reasoning or tool call is dropped (pi hides
-  it from the model and it says nothing); one with partial content is kept as it is.
+- an ``error``/``aborted`` assistant is kept, empty or not, with its ``errorMessage``: pi's
+  ``getBranch()`` has it, and a viewer shows the failed turn (pi hides it from the model only).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from sts.model import (
     Message,
     MessageKind,
     Part,
-    StopReason,
     TextPart,
     ThinkingPart,
     ToolCall,
@@ -44,9 +43,6 @@ Change = dict[str, str | None]  # the ModelState fields an entry sets
 
 # Entries that carry no message and that we leave out on purpose (pi.md §2 table).
 SILENT_ENTRIES = frozenset(("label", "custom", "session_info", "usage", "context_edit"))
-EMPTY_TURN_REASONS = frozenset((StopReason.ERROR, StopReason.ABORTED))
-
-
 class ModelState(NamedTuple):
     """The model in force at a point of the path (from the header, model_change, assistants)."""
 
@@ -258,8 +254,6 @@ class EntryReader:
             stop_reason=pi_format.canonical_stop(body.get("stopReason")),
             error_message=text_or_none(body.get("errorMessage")),
         )
-        if message.stop_reason in EMPTY_TURN_REASONS and is_empty(message):
-            return None, change
         return message, change
 
     def tool_result(self, body: Raw, lineno: int) -> Message:
@@ -364,16 +358,3 @@ def pi_usage(value: Any) -> Usage | None:
         cost_cache_write=number_or_none(cost.get("cacheWrite")),
         cost_total=number_or_none(cost.get("total")),
     )
-
-
-def is_empty(message: Message) -> bool:
-    """True when an assistant message has no text, no readable reasoning and no tool call."""
-    if message.tool_calls:
-        return False
-    for part in message.content:
-        if type(part) is ThinkingPart:
-            if part.text and not part.redacted:
-                return False
-        elif type(part) is not TextPart or part.text:
-            return False
-    return True
