@@ -82,7 +82,10 @@ _CODES = (
     Code("no-session-id", W, None, "an empty session id: the file name is used"),
     Code("unknown-fields", W, None, "STS message fields outside the spec: left out"),
     # records, entries, lines ------------------------------------------------------------------
-    Code("unknown-record", E, None, "an unknown record, entry, item or line type: skipped"),
+    Code("unknown-record", E, None, "a record that is not one of the format's (not an object of "
+         "its shape, or without a type): skipped"),
+    Code("unknown-type", W, None, "a well-formed record of a type this version does not know (a "
+         "newer harness version): skipped and counted"),
     Code("bad-line", None, E, 'an STS line that is not {"type": "message", "message": {...}}'),
     Code("bad-entry", None, E, "a Pi entry without a type or a string id"),
     Code("no-entry-id", E, None, "a Pi entry without a string id: not in the tree"),

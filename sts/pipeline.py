@@ -395,6 +395,7 @@ def one_behind(sessions: Iterable[Session], problems: Problems) -> Iterator[tupl
             yield pending, False
             spill.reset()
         pending = session
+    problems.close()  # what was only counted while reading (unknown record types)
     if pending is not None:
         keep_raw_lines(pending, problems)
         yield pending, True

@@ -106,6 +106,8 @@ class Problems:
     sink: Callable[[Problem], None] | None = print_to_stderr
     problems: list[Problem] = field(default_factory=list)
     kept: list[dict[str, object]] = field(default_factory=list)
+    # what -> [line of the first, how many, line of the second]: well-formed records of unknown type
+    unknown: dict[str, list[int | None]] = field(default_factory=dict)
 
     def error(self, line: int | None, code: str, text: str, raw: bytes | None = None) -> None:
         """Report input that was skipped or lost. Under ``fail`` this raises; under ``keep`` the
@@ -125,6 +127,28 @@ class Problems:
         """Report input that was repaired without losing its meaning."""
         codes.check(code, "warning", "reading")
         self._emit(Problem(self.file, line, code, shorten(text), "warning"))
+
+    def unknown_type(self, line: int | None, what: str) -> None:
+        """A well-formed record of a type the converter does not know (`what`, such as
+        ``event type 'hook.fired'``), most likely from a newer harness version: skipped with a
+        warning for the first of each type; the others are counted and reported by `close`."""
+        seen = self.unknown.get(what)
+        if seen is None:
+            self.unknown[what] = [line, 1, None]
+            self.warning(line, "unknown-type", f"{what} skipped: not known to this version of sts "
+                         "(a newer harness version?)")
+            return
+        seen[1] += 1  # type: ignore[operator]
+        if seen[2] is None:
+            seen[2] = line
+
+    def close(self) -> None:
+        """Report what was only counted while reading: the further records of each unknown type."""
+        unknown, self.unknown = self.unknown, {}
+        for what, (_, count, second) in unknown.items():
+            if count > 1:  # type: ignore[operator]
+                self.warning(second, "unknown-type",
+                             f"{count - 1} more record(s) of {what} skipped")  # type: ignore[operator]
 
     def _emit(self, problem: Problem) -> None:
         self.problems.append(problem)

@@ -66,6 +66,7 @@ def read_sessions(
     path = source if isinstance(source, Path) else None
     context = ReadContext(problems, path, {"subagents": True, **options})
     sessions = list(get_converter(fmt).read(io.BytesIO(data), context))
+    problems.close()
     return sessions, found
 
 

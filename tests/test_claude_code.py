@@ -226,7 +226,7 @@ def test_corrupt_lines_are_reported_with_their_line_numbers() -> None:
         (3, "unknown-block", "error"),
         (4, "glued-records", "warning"),
         (5, "malformed-json", "error"),
-        (6, "unknown-record", "error"),
+        (6, "unknown-type", "warning"),
         (8, "dangling-parent", "warning"),
         (9, "truncated-line", "error"),
     ]

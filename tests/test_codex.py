@@ -47,7 +47,9 @@ def read_sessions(
     data = source.read_bytes() if isinstance(source, Path) else source
     path = source if isinstance(source, Path) else None
     context = ReadContext(problems, path, {"subagents": True, **options})
-    return list(CodexConverter().read(io.BytesIO(data), context)), found
+    sessions = list(CodexConverter().read(io.BytesIO(data), context))
+    problems.close()
+    return sessions, found
 
 
 def read_case(name: str, **options) -> tuple[Session, list]:
@@ -331,20 +333,23 @@ def test_parent_thread_id_from_thread_spawn_source():
 
 def test_unknown_types_are_skipped_and_counted():
     session, problems = read_case("unknown_and_broken.jsonl")
-    assert [(p.line, p.code) for p in problems] == [
-        (4, "unknown-record"), (6, "unknown-record"), (7, "unknown-record"),
-        (13, "truncated-line"), (5, "unknown-record"),
+    assert [(p.line, p.code, p.severity) for p in problems] == [
+        (4, "unknown-type", "warning"), (6, "unknown-type", "warning"),
+        (7, "unknown-type", "warning"), (13, "truncated-line", "error"),
+        (5, "unknown-type", "warning"),
     ]
-    assert "1 more line" in problems[-1].text
+    assert problems[0].text.startswith("record type 'hologram' skipped: not known to this version")
+    assert problems[-1].text == "1 more record(s) of record type 'hologram' skipped"
     assert [m.text for m in session.messages] == ["hello", "hi\n\nstill here"]
     assert session.messages[1].provider == "azure" and session.messages[1].api is None
 
 
-def test_unknown_record_fails_under_fail_policy():
+def test_fail_policy_stops_at_broken_input_not_at_unknown_types():
     from sts.problems import ConversionFailed
 
-    with pytest.raises(ConversionFailed):
+    with pytest.raises(ConversionFailed) as failed:
         read_sessions(CODEX_CASES / "unknown_and_broken.jsonl", "codex", policy="fail")
+    assert (failed.value.problem.line, failed.value.problem.code) == (13, "truncated-line")
 
 
 def test_session_id_from_file_name_when_no_session_meta(tmp_path):

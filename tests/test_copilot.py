@@ -189,7 +189,7 @@ def test_resumed_file_keeps_both_runs_and_never_sums_the_shutdowns():
 def test_quirks_injections_chunks_attachments_and_notices():
     session, problems = read_case("quirks.jsonl")
     assert line_codes(problems) == [
-        (14, "orphan-result"), (22, "unknown-record"), (24, "bad-timestamp")]
+        (14, "orphan-result"), (22, "unknown-type"), (24, "bad-timestamp")]
     assert roles(session) == [
         ("system", "system_prompt"), ("user", None), ("system", "developer"),
         ("system", "injected_context"), ("assistant", None), ("tool", None), ("tool", None),
@@ -282,7 +282,7 @@ def test_corpus_converts_validly_and_pi_agrees(name):
     assert detected(corpus("github-copilot", name)) == "github-copilot"
     sessions, problems = read_sessions(corpus("github-copilot", name), "github-copilot")
     assert len(sessions) == 1
-    assert {p.code for p in problems} <= {"malformed-json", "unknown-record"}
+    assert {p.code for p in problems} <= {"malformed-json", "unknown-record", "unknown-type"}
     for session in walk(sessions):
         pi_agrees(session)
 
@@ -334,7 +334,7 @@ def test_corpus_real_writer_bash_facts():
 def test_corpus_letta_fixture_prompt_from_hook_and_error_result():
     (session,), problems = read_sessions(
         corpus("github-copilot", CORPUS_FILES[2]), "github-copilot")
-    assert line_codes(problems) == [(1, "malformed-json"), (6, "unknown-record")]
+    assert line_codes(problems) == [(1, "malformed-json"), (6, "unknown-type")]
     assert [(m.role, m.text) for m in session.messages] == [
         ("user", "Run the command."), ("assistant", ""), ("tool", "command failed")]
     call = session.messages[1].tool_calls[0]

@@ -139,7 +139,7 @@ def test_damaged_lines_are_reported_and_skipped():
     session, problems = read_case("damaged.jsonl")
     assert line_codes(problems) == [
         (1, "misplaced-block"), (2, "unknown-role"), (3, "bad-message"), (4, "bad-message"),
-        (5, "unknown-record"), (6, "tool-call-without-name")]
+        (5, "unknown-type"), (6, "tool-call-without-name")]
     assert [(m.role, m.text) for m in session.messages] == [
         ("user", "check it"), ("assistant", "Checked."), ("user", "and this?"),
         ("system", "turn ended with an error")]
@@ -213,7 +213,7 @@ def test_corpus_converts_validly_and_pi_agrees(name):
 def test_corpus_hypabolic_cleanup_facts():
     (session,), problems = read_sessions(corpus("cursor", CORPUS_FILES[1]), "cursor-cli")
     assert line_codes(problems) == [
-        (1, "malformed-json"), (2, "not-an-object"), (3, "unknown-record"), (4, "unknown-role"),
+        (1, "malformed-json"), (2, "not-an-object"), (3, "unknown-type"), (4, "unknown-role"),
         (5, "unknown-part"), (5, "misplaced-block"), (6, "tool-call-without-name")]
     assert session.id == "019f0000-0000-7000-8000-0000000000c3"
     assert session.cwd == "/workspace/demo"  # the %2F-encoded project folder

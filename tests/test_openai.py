@@ -156,7 +156,7 @@ def test_log_records_grouped_into_conversations():
 
 def test_responses_items_linked_by_call_id():
     (session,), problems = read("responses_items.json")
-    assert line_codes(problems) == [(None, "unknown-record"), (None, "unknown-record")]
+    assert line_codes(problems) == [(None, "unknown-type"), (None, "unknown-type")]
     roles = " ".join(m.role for m in session.messages)
     assert roles == "system user assistant tool tool assistant tool assistant"
     turn = session.messages[2]

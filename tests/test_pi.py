@@ -135,7 +135,7 @@ def test_glued_line_is_dropped_whole_not_split() -> None:
 def test_unknown_entry_role_and_blocks_are_reported_and_skipped() -> None:
     session, problems = case("unknown-entry")
     assert line_codes(problems) == [
-        (2, "unknown-block"), (3, "unknown-record"), (4, "unknown-role"), (5, "unknown-block"),
+        (2, "unknown-block"), (3, "unknown-type"), (4, "unknown-role"), (5, "unknown-block"),
     ]
     assert texts(session) == [
         ("user", "Summarise the log."), ("assistant", "The log shows two restarts."),
@@ -463,7 +463,7 @@ def test_corpus_v1_large_session() -> None:
 
 def test_corpus_v3_fixture_unknown_leaf() -> None:
     session, problems = read_one(corpus("pi", CORPUS_FILES[3]))
-    assert line_codes(problems) == [(9, "unknown-record"), (None, "other-branches")]
+    assert line_codes(problems) == [(9, "unknown-type"), (None, "other-branches")]
     assert [(m.role, m.id) for m in session.messages] == [("user", "e1"), ("assistant", "e7")]
     assert session.messages[1].tool_calls[0].id == "call-2"
     assert session.messages[0].timestamp == 1  # tiny fixture times taken as ms, as pi does

@@ -63,6 +63,9 @@ class StsConverter(Converter):
             if kind == "session":
                 problems.error(lineno, "second-header", "a second header in one STS file skipped")
                 continue
+            if type(kind) is str and kind != "message":
+                problems.unknown_type(lineno, f"line type {kind!r}")
+                continue
             if kind != "message" or type(record.get("message")) is not dict:
                 problems.error(lineno, "unknown-record", f"not an STS message line (type {kind!r})")
                 continue

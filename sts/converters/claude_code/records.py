@@ -125,7 +125,10 @@ def _add(t: Transcript, index: int, lineno: int, record: dict[str, Any], problem
 def _add_unknown(t: Transcript, index: int, lineno: int, kind: Any, record: dict[str, Any],
                  problems: Problems) -> None:
     """Report a line of unknown type; keep its uuid link so threading walks through it."""
-    problems.error(lineno, "unknown-record", f"unknown line type {kind!r} skipped")
+    if type(kind) is str:
+        problems.unknown_type(lineno, f"line type {kind!r}")
+    else:
+        problems.error(lineno, "unknown-record", f"line of type {kind!r} skipped")
     if type(record.get("uuid")) is str:
         _add_entry(t, index, lineno, str(kind), {"uuid": record["uuid"],
                                                  "parentUuid": record.get("parentUuid")})

@@ -112,7 +112,6 @@ class Rollout:
         self.user_starts: list[int] = []
         self.search_id: str | None = None
         self.search_count = 0
-        self.unknown: dict[str, list[int | None]] = {}
 
     # -- settings -------------------------------------------------------------------------
 
@@ -159,7 +158,8 @@ class Rollout:
                 content = openai_parts(payload.get("content"), lineno, self.problems)
                 self._system(content, ts, role, payload)
             else:
-                self.report_unknown(lineno, f"message role {role!r}")
+                self.problems.error(lineno, "unknown-record",
+                                    f"message of unknown role {role!r} skipped")
         elif kind == "reasoning":
             self._reasoning(payload)
         elif kind == "function_call":
@@ -191,7 +191,7 @@ class Rollout:
         elif type(kind) is str and kind in SILENT_ITEMS:
             return
         else:
-            self.report_unknown(lineno, f"response item {kind!r}")
+            self.report_unknown(lineno, f"response item {kind!r}", kind)
 
     def _open_assistant(self, ts: int | None, payload: dict[str, Any], text: bool) -> Message:
         message = self.current
@@ -368,7 +368,7 @@ class Rollout:
                 self.turn_assistant.error_message = text
                 self.turn_assistant.stop_reason = StopReason.ERROR
         elif type(kind) is not str or kind not in SILENT_EVENTS:
-            self.report_unknown(lineno, f"event {kind!r}")
+            self.report_unknown(lineno, f"event {kind!r}", kind)
 
     def _token_count(self, info: Any) -> None:
         if type(info) is not dict:
@@ -423,23 +423,13 @@ class Rollout:
         self.current = self.usage_target = self.turn_assistant = None
         self.thinking = []
 
-    def report_unknown(self, lineno: int | None, what: str) -> None:
-        """Report the first line of each unknown type now; `finish` counts the rest."""
-        lines = self.unknown.setdefault(what, [])
-        lines.append(lineno)
-        if len(lines) == 1:
-            self.problems.error(lineno, "unknown-record", f"unknown {what} skipped")
-
-    # -- end ------------------------------------------------------------------------------
-
-    def report_unknown_counts(self) -> None:
-        """Report how many more lines of each unknown type were skipped."""
-        for what, lines in self.unknown.items():
-            if len(lines) > 1:
-                self.problems.error(
-                    lines[1], "unknown-record",
-                    f"{len(lines) - 1} more line(s) of unknown {what} skipped",
-                )
+    def report_unknown(self, lineno: int | None, what: str, kind: Any) -> None:
+        """A line of a type this reader does not know: a warning, counted, when the type is a
+        name (a newer Codex wrote it); an error when the line has no such name."""
+        if type(kind) is str:
+            self.problems.unknown_type(lineno, what)
+        else:
+            self.problems.error(lineno, "unknown-record", f"{what} skipped")
 
 
 def search_arguments(payload: dict[str, Any]) -> Any:

@@ -79,7 +79,7 @@ def read_document(document: Any, context: ReadContext) -> Iterator[Session]:
         if type(item) is dict:
             rollout.item(item, None, None)
         else:
-            rollout.report_unknown(None, "non-object item")
+            context.problems.error(None, "unknown-record", "an item that is not an object skipped")
     yield make_session(rollout, header, context, "typescript")
 
 
@@ -107,7 +107,7 @@ def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Sess
             elif kind == "world_state":
                 rollout.world_state(payload)
             elif type(kind) is not str or kind not in SILENT_RECORDS:
-                rollout.report_unknown(lineno, f"record type {kind!r}")
+                rollout.report_unknown(lineno, f"record type {kind!r}", kind)
         elif "record_type" in record:
             continue  # legacy state snapshot
         elif meta is None and is_legacy_header(record):
@@ -116,9 +116,9 @@ def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Sess
         elif type(kind) is str and "payload" not in record:
             rollout.item(record, None, lineno)  # a bare legacy item
         else:
-            rollout.report_unknown(lineno, f"record type {kind!r}")
+            context.problems.error(lineno, "unknown-record", f"record type {kind!r} without an "
+                                   "object payload skipped")
     if meta is None and not rollout.messages:
-        rollout.report_unknown_counts()
         return None
     if generation == "legacy" and meta is not None:
         meta = {k: v for k, v in meta.items() if k != "instructions"}
@@ -146,7 +146,6 @@ def make_session(
     rollout: Rollout, meta: dict[str, Any], context: ReadContext, generation: str
 ) -> Session:
     """The Session from a read rollout and its header record."""
-    rollout.report_unknown_counts()
     builder = rollout.builder
     builder.offer_id(meta.get("id") if type(meta.get("id")) is str else None)
     builder.offer_id(uuid_in_name(context))

@@ -203,7 +203,7 @@ class EventLog:
             ts = self._time(record.get("timestamp"), lineno) if kind in TIMED else None
             handler(self, self._route(record, data), data, ts, lineno)
         elif kind not in SILENT_TYPES and not kind.startswith(SILENT_PREFIXES):
-            self.problems.error(lineno, "unknown-record", f"event type {kind!r} skipped")
+            self.problems.unknown_type(lineno, f"event type {kind!r}")
 
     def _route(self, record: dict[str, Any], data: dict[str, Any]) -> Thread:
         agent = _str(record.get("agentId"))

@@ -240,6 +240,8 @@ class Transcript:
             self.session.metadata["cursorSessionMeta"] = meta
         elif kind == "cursor_available_tools" and type(record.get("tools")) is list:
             self.session.metadata["tools"] = record["tools"]
+        elif type(kind) is str:
+            self.problems.unknown_type(lineno, f"record type {kind[:60]!r}")
         else:
             self.problems.error(lineno, "unknown-record", f"record type {kind!r:.60} skipped")
 

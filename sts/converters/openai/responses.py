@@ -52,7 +52,7 @@ def add_item(builder: ChatBuilder, item: Any, line: int | None) -> None:
     elif kind.endswith("_call") or kind == "mcp_approval_request":
         add_call(builder, item, kind, line)
     else:
-        builder.problems.error(line, "unknown-record", f"unknown item type {kind!r} skipped")
+        builder.problems.unknown_type(line, f"item type {kind!r}")
 
 
 def add_message(builder: ChatBuilder, item: dict[str, Any], line: int | None) -> None:

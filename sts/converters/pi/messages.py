@@ -71,6 +71,9 @@ class ProblemLog:
     def warning(self, line: int | None, code: str, text: str) -> None:
         self.items.append(("warning", (line, code, text)))
 
+    def unknown_type(self, line: int | None, what: str) -> None:
+        self.items.append(("unknown", (line, what)))
+
     def take(self) -> list[tuple[str, tuple[Any, ...]]] | None:
         """The problems logged since the last call (None when there were none)."""
         items = self.items
@@ -85,6 +88,8 @@ def replay(notes: list[tuple[str, tuple[Any, ...]]], problems: Problems) -> None
     for severity, args in notes:
         if severity == "error":
             problems.error(*args)
+        elif severity == "unknown":
+            problems.unknown_type(*args)
         else:
             problems.warning(*args)
 

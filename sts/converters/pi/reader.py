@@ -142,8 +142,10 @@ class EntryConverter:
                     entry.first_kept = first
         elif kind == "branch_summary":
             entry.message = self.branch_summary(record, message_id)
-        elif type(kind) is not str or kind not in SILENT_ENTRIES:
-            self.log.error(lineno, "unknown-record", f"unknown entry type {kind!r} skipped")
+        elif type(kind) is not str:
+            self.log.error(lineno, "unknown-record", f"entry of type {kind!r} skipped")
+        elif kind not in SILENT_ENTRIES:
+            self.log.unknown_type(lineno, f"entry type {kind!r}")
         entry.notes = self.log.take()
         return entry
 
