@@ -246,7 +246,8 @@ class EntryReader:
         model = pi_format.named(body.get("model"))
         api = pi_format.named(body.get("api"))
         change = None
-        if model is not None or provider is not None:
+        if _str(body.get("model")) is not None or _str(body.get("provider")) is not None:
+            # the model in force from here on, pi's placeholder for "not named" included
             change = {"provider": provider, "model": model, "api": api}
         message = Message(
             "assistant",
