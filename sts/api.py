@@ -66,8 +66,12 @@ def _read(
         if converter is None:
             raise ValueError(f"{name}: {unknown_format_text(name, 'format=NAME')}")
         context = ReadContext(report, path, converter.Options.of(options))
+        found = False
         for session, _ in one_behind(converter.read(stream, context), report):
+            found = True
             yield session
+        if not found and report.error_count == 0:  # as the command says: never gone silently
+            report.error(None, "no-sessions", "no session found in this input")
 
 
 def write(
