@@ -246,7 +246,7 @@ class EntryReader:
         model = pi_format.named(body.get("model"))
         api = pi_format.named(body.get("api"))
         change = None
-        if _str(body.get("model")) is not None or _str(body.get("provider")) is not None:
+        if text_or_none(body.get("model")) or text_or_none(body.get("provider")):
             # the model in force from here on, pi's placeholder for "not named" included
             change = {"provider": provider, "model": model, "api": api}
         message = Message(
