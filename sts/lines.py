@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -39,7 +39,7 @@ RECORD_KEYS = frozenset(("uuid", "sessionId", "timestamp"))
 
 
 def iter_records(
-    stream: BinaryIO,
+    stream: Iterable[bytes],
     problems: Problems,
     *,
     split_glued: bool = False,
