@@ -64,7 +64,7 @@ def open_input(stream: BinaryIO, problems: Problems) -> Opened:
 
 def entries(lines: Iterable[bytes], problems: Problems) -> Iterator[TopLevel]:
     """Every readable JSONL line as an entry keyed ``L<line>``."""
-    records = iter_records(lines, problems, objects_only=False)  # type: ignore[arg-type]
+    records = iter_records(lines, problems, objects_only=False)
     return (TopLevel(value, line, f"L{line}") for line, value in records)
 
 

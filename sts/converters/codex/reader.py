@@ -59,7 +59,7 @@ def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
             value = loads_document(b"".join(head.lines), context.problems)
         yield from read_document(value, context)
         return
-    records = iter_records(lines, context.problems)  # type: ignore[arg-type]
+    records = iter_records(lines, context.problems)
     session = read_lines(records, context)
     if session is not None:
         yield session

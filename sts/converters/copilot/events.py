@@ -147,7 +147,7 @@ def read(stream: BinaryIO, context: ReadContext, subagents: bool = True) -> Iter
     else:
         from itertools import chain
 
-        records = iter_records(chain(head.lines, stream), context.problems)  # type: ignore[arg-type]
+        records = iter_records(chain(head.lines, stream), context.problems)
     with gc_paused():
         log = EventLog(context, subagents)
         for lineno, record in records:
