@@ -178,7 +178,7 @@ def test_unknown_lines_and_roles_are_reported():
             b'{"type":"message","message":{"role":"user","content":"hi"}}\n')
     session, problems = read_one(data)
     assert session.id == "s" and session.messages[0].text == "hi"
-    assert line_codes(problems) == [(2, "unknown-record"), (3, "unknown-role"),
+    assert line_codes(problems) == [(2, "unknown-type"), (3, "unknown-role"),
                                     (4, "bad-message"), (5, "bad-compaction"), (6, "second-header")]
 
 

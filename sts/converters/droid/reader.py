@@ -99,8 +99,10 @@ class StoreReader:
                 todos = todos.get("todos") if type(todos) is dict else todos
                 if todos is not None:
                     session.metadata["todos"] = todos
-            elif type(kind) is not str or kind not in SILENT:
-                self.problems.error(lineno, "unknown-record", f"unknown line type {kind!r} skipped")
+            elif type(kind) is not str:
+                self.problems.error(lineno, "unknown-record", f"line of type {kind!r} skipped")
+            elif kind not in SILENT:
+                self.problems.unknown_type(lineno, f"line type {kind!r}")
         times = [m.timestamp for m in session.messages if m.timestamp is not None]
         session.started_at = times[0] if times else None
         return self.builder.finish()

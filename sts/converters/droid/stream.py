@@ -95,8 +95,10 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
             text = text_or_none(record.get("message")) or "error"
             builder.add(Message("system", [TextPart(text)], kind=MessageKind.API_ERROR,
                                 error_message=text, timestamp=ts))
+        elif type(kind) is str:
+            problems.unknown_type(lineno, f"event type {kind!r}")
         else:
-            problems.error(lineno, "unknown-record", f"unknown event type {kind!r} skipped")
+            problems.error(lineno, "unknown-record", f"event of type {kind!r} skipped")
     times = [m.timestamp for m in session.messages if m.timestamp is not None]
     session.started_at = times[0] if times else None
     if session.messages:

@@ -91,6 +91,8 @@ class MessageBuilder:
                               timestamp=time, kind=MessageKind.NOTICE)
             message.extras["level"] = kind
             self.add(message, record.get("id"))
+        elif type(kind) is str:
+            self.problems.unknown_type(line, f"message type {kind[:40]!r}")
         else:
             self.problems.error(line, "unknown-record", f"message type {kind!r:.40} skipped")
 

@@ -79,6 +79,8 @@ def read_wire(records: Iterable[tuple[int, Any]], problems: Problems) -> Wire:
             if type(kind) is str and kind in WIRE_HEADERS:
                 version = record.get("protocol_version")
                 wire.version = str(version) if version is not None else None
+            elif type(kind) is str:
+                problems.unknown_type(lineno, f"wire record type {kind[:40]!r}")
             else:
                 problems.error(lineno, "unknown-record", f"wire record {kind!r:.40} skipped")
             continue
