@@ -15,8 +15,9 @@ from sts.model import Session
 from sts.names import file_stem
 from sts.pipeline import (
     OutputNames,
+    converter_for,
     one_behind,
-    pick_converter,
+    open_source,
     refuse_overwrite,
     unknown_format_text,
 )
@@ -61,8 +62,11 @@ def _read(
     sink = problems if problems is not None else print_to_stderr
     report = Problems(name, on_error, sink)
     with stream:
-        peek, stream = peek_stream(stream, path.name if path is not None else None)
-        converter = pick_converter(peek, format)
+        if path is not None and path.is_dir():
+            peek, stream = open_source(path)
+        else:
+            peek, stream = peek_stream(stream, path.name if path is not None else None)
+        converter = converter_for(peek, path, format)
         if converter is None:
             raise ValueError(f"{name}: {unknown_format_text(name, 'format=NAME')}")
         context = ReadContext(report, path, converter.Options.of(options))
@@ -166,7 +170,7 @@ def detect(source: Source) -> str | None:
     path, stream, _ = _open(source)
     with stream:
         peek, _ = peek_stream(stream, path.name if path is not None else None)
-    converter = detect_converter(peek)
+    converter = converter_for(peek, path, None) if path is not None else detect_converter(peek)
     return converter.name if converter is not None else None
 
 
@@ -182,6 +186,8 @@ def _open(source: Source) -> tuple[Path | None, BinaryIO, str]:
         return None, io.BytesIO(source), "<bytes>"
     if isinstance(source, (str, Path)):
         path = Path(source)
+        if path.is_dir():  # a store folder: its converter reads the path
+            return path, io.BytesIO(b""), str(path)
         return path, open_binary(path), str(path)
     return None, source, getattr(source, "name", "<stream>")
 

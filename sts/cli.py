@@ -28,6 +28,7 @@ from sts.pipeline import (
     refuse_overwrite,
     resolve_cached,
     run_jobs,
+    store_converter,
 )
 from sts.problems import POLICIES, Problem, printable
 from sts.redact import RedactionConfig
@@ -136,6 +137,8 @@ def redaction_config(
               "<session_context>) instead of keeping it as system messages.")
 @click.option("--keep-rolled-back", is_flag=True,
               help="Codex: keep turns undone by a rollback (marked) instead of dropping them.")
+@click.option("--session", "sessions", multiple=True, metavar="ID",
+              help="Only this session of a store (an OpenCode or Cursor database); repeatable.")
 @click.option("-O", "--option", "extra_options", multiple=True, metavar="NAME=VALUE",
               help="A source option by name (plug-ins' too), e.g. -O all_branches=true.")
 @click.option("-j", "--jobs", "workers", type=click.IntRange(min=0), default=1, show_default=True,
@@ -160,6 +163,7 @@ def convert(
     all_branches: bool,
     drop_injected: bool,
     keep_rolled_back: bool,
+    sessions: tuple[str, ...],
     extra_options: tuple[str, ...],
     workers: int,
     redact: bool,
@@ -189,6 +193,8 @@ def convert(
         "drop_injected": drop_injected,
         "keep_rolled_back": keep_rolled_back,
     }
+    if sessions:
+        options["sessions"] = sessions
     options.update(_parse_options(extra_options))
     redaction = None
     if redact:
@@ -377,6 +383,12 @@ def detect(files: tuple[str, ...], verbose: bool) -> None:
                 if sys.stdin is None:
                     raise OSError(errno.EBADF, "standard input is closed")
                 peek, _ = peek_stream(sys.stdin.buffer)
+            elif Path(name).is_dir():
+                store = store_converter(Path(name))
+                click.echo(f"{printable(name)}\t{store.name if store else 'unknown'}"
+                           + ("\t(a store folder)" if verbose and store else ""))
+                unknown += store is None
+                continue
             else:
                 peek = peek_file(Path(name))
         except OSError as exc:

@@ -18,6 +18,8 @@ HEAD_SIZE = 256 * 1024
 #: How far a head is read to hold a whole first line.
 MAX_FIRST_LINE = 64 * 1024 * 1024
 BUFFER_SIZE = 1024 * 1024
+#: A database's head is never read on for a line end: it has no lines.
+SQLITE_HEADER = b"SQLite format 3\x00"
 _temporary_numbers = itertools.count()
 
 
@@ -61,7 +63,7 @@ def _read_head(stream: BinaryIO) -> tuple[bytes, bool]:
             return b"".join(chunks), True
         chunks.append(chunk)
         size += len(chunk)
-        line_ended = line_ended or b"\n" in chunk
+        line_ended = line_ended or b"\n" in chunk or chunk.startswith(SQLITE_HEADER)
         if size >= limit and not line_ended:
             limit = min(limit * 2, MAX_FIRST_LINE)
     return b"".join(chunks), False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import inspect
+import io
 import itertools
 import re
 import sys
@@ -19,7 +20,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from sts import spill
 from sts.converters.base import Converter, Peek, ReadContext
@@ -155,9 +156,9 @@ def _convert(
             raise OSError(errno.EBADF, "standard input is closed")
         peek, stream = peek_stream(sys.stdin.buffer)
     else:
-        peek, stream = peek_stream(open_binary(job.source), job.source.name)
+        peek, stream = open_source(job.source)
     with stream:
-        converter = pick_converter(peek, settings.source_format)
+        converter = converter_for(peek, job.source, settings.source_format)
         if converter is None:
             result.status = "skipped"
             if peek.complete and not peek.data.strip():
@@ -184,6 +185,29 @@ def unknown_format_text(display: str, force: str = "`--from FORMAT`") -> str:
     where = "-" if display == "<stdin>" else display
     return (f"not a format sts reads (tried {tried}); `sts detect -v {where}` shows each "
             f"one's confidence, {force} forces one")
+
+
+def store_converter(folder: Path) -> Converter | None:
+    """The converter that reads `folder` as one store (`Converter.claims_folder`), if any."""
+    for converter in converters().values():
+        if converter.claims_folder(folder):
+            return converter
+    return None
+
+
+def open_source(path: Path) -> tuple[Peek, BinaryIO]:
+    """A file's peek and stream; a store folder's empty ones (its converter reads the path)."""
+    if path.is_dir():
+        return Peek(b"", path.name, True), io.BytesIO(b"")
+    return peek_stream(open_binary(path), path.name)
+
+
+def converter_for(peek: Peek, path: Path | None, source_format: str | None
+                  ) -> Converter | None:
+    """``--from``'s converter, else the store converter of a folder, else detection's."""
+    if source_format is None and path is not None and path.is_dir():
+        return store_converter(path)
+    return pick_converter(peek, source_format)
 
 
 def pick_converter(peek: Peek, source_format: str | None) -> Converter | None:
@@ -464,7 +488,10 @@ def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:
             jobs.append(Job(None, "<stdin>", Path("stdin.jsonl")))
             continue
         path = Path(name)
-        if path.is_dir():
+        if path.is_dir() and store_converter(path) is not None:
+            any_dir = True  # a store holds several sessions: they need a folder
+            jobs.append(Job(path, str(path), Path(path.resolve().name)))
+        elif path.is_dir():
             any_dir = True
             prefix = Path(path.resolve().name) if several else Path()
             unreadable: list[tuple[Path, str]] = []
@@ -508,7 +535,8 @@ def _output_names(rel: Path) -> Iterator[Path]:
 
 
 def walk(directory: Path, unreadable: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
-    """Every regular file below `directory` in sorted order, hidden files and folders left out.
+    """Every regular file below `directory` in sorted order, hidden files and folders left out;
+    a folder some converter reads as one store (`Converter.claims_folder`) in place of its files.
 
     A folder is entered once, by its real path: a symlink to a folder already entered (``x -> .``)
     or to one outside `directory` (``up -> ..``) is passed over, so that a loop ends and nothing
@@ -530,6 +558,9 @@ def walk(directory: Path, unreadable: list[tuple[Path, str]] | None = None) -> I
             if real in entered or (entry.is_symlink() and not real.is_relative_to(root)):
                 continue
             entered.add(real)
+            if store_converter(entry) is not None:
+                yield entry  # a store: one input, its files read together
+                continue
             stack.append(iter(_listing(entry, unreadable)))
         elif entry.is_file():
             yield entry

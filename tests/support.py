@@ -62,7 +62,8 @@ def read_sessions(
     found: list[Problem] = []
     name = str(source) if isinstance(source, Path) else "<case>"
     problems = Problems(name, policy, found.append)  # type: ignore[arg-type]
-    data = source.read_bytes() if isinstance(source, Path) else source
+    data = source if not isinstance(source, Path) else (  # a store folder: read through its path
+        b"" if source.is_dir() else source.read_bytes())
     path = source if isinstance(source, Path) else None
     context = ReadContext(problems, path, {"subagents": True, **options})
     sessions = list(get_converter(fmt).read(io.BytesIO(data), context))

@@ -45,6 +45,13 @@ class Converter:
         """Yield the sessions in `stream`, reporting problems to `context.problems`."""
         raise NotImplementedError
 
+    def claims_folder(self, folder: Path) -> bool:
+        """True when `folder` is one of this format's stores, read as one input (a harness's
+        data folder holding its database, a tree of JSON files): directory walks hand the
+        folder to `read` (as ``context.path``, with an empty stream) instead of entering it.
+        Cheap checks only (names, a listing)."""
+        return False
+
     def is_companion(self, path: Path, root: Path | None = None) -> bool:
         """True when `path` is part of another input's session (a sub-agent file, say) that is
         converted in the same run: when `root` (the folder walked) is given, that session's

@@ -30,13 +30,14 @@ from typing import Any
 import orjson
 
 from sts.converters.base import ReadContext
-from sts.io import atomic_output, open_binary, peek_stream
+from sts.io import atomic_output
 from sts.model import ImagePart, MediaPart, Session, TextPart
 from sts.pipeline import (
     UsageError,
+    converter_for,
     is_companion,
     one_behind,
-    pick_converter,
+    open_source,
     plan_jobs,
     safe_name,
 )
@@ -175,9 +176,9 @@ class _Publisher:
 
     def read(self, path: Path, display: str) -> None:
         problems = Problems(display, "skip", self.result.problems.append)
-        with open_binary(path) as raw:
-            peek, stream = peek_stream(raw, path.name)
-            converter = pick_converter(peek, self.options.source_format)
+        peek, stream = open_source(path)
+        with stream:
+            converter = converter_for(peek, path, self.options.source_format)
             if converter is None:
                 problems.error(None, "unknown-format", "no converter recognises this input")
                 return
