@@ -155,6 +155,14 @@ _CODES = (
          "message kinds the target has no place for, written as their plain roles"),
     Code("field-dropped", W, None,
          "message facts the target has no place for (STS: stop reason, provider, signatures...)"),
+    Code("needs-path", E, None,
+         "a SQLite database given on standard input or a pipe: sqlite reads files only"),
+    Code("database-busy", E, None,
+         "a database stayed locked by another program past the retries: not read"),
+    Code("bad-database", E, None,
+         "a database that cannot be read (a damaged page, not the harness's tables)"),
+    Code("unknown-session", E, None,
+         "a session asked for (--session) that the input does not hold"),
     Code("archived-rows", W, None, "Hermes state.db rows marked inactive (rewound or compacted) "
          "left out"),
 )

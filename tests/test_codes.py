@@ -13,7 +13,8 @@ from sts.validation import _Checker
 from tests.support import ROOT
 
 # (call name, index of the code among its positional arguments)
-EMITTERS = {"error": 1, "warning": 1, "add": 1, "_report_quietly": 1, "Problem": 2}
+EMITTERS = {"error": 1, "warning": 1, "add": 1, "_report_quietly": 1, "Problem": 2,
+            "DatabaseError": 0}
 
 
 def emitted_codes() -> dict[str, list[str]]:

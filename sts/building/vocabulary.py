@@ -25,7 +25,8 @@ STOP_WORDS: dict[str, StopReason] = {
     # OpenAI
     "tool_calls": StopReason.TOOL_USE,
     "function_call": StopReason.TOOL_USE,
-    # harnesses
+    # harnesses (OpenCode writes the AI SDK's words)
+    "tool-calls": StopReason.TOOL_USE,
     "cancelled": StopReason.ABORTED,
     "interrupted": StopReason.ABORTED,
 }

@@ -39,6 +39,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.openclaw:OpenClawConverter",
     "sts.converters.gemini_cli:GeminiCliConverter",
     "sts.converters.kimi_cli:KimiCliConverter",
+    "sts.converters.opencode:OpenCodeConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".
