@@ -322,6 +322,7 @@ CORPUS_FORMATS = {
     "openclaw": {"openclaw"},
     "gemini-cli": {"gemini-cli"},  # logs.json too: recognised, to be refused as prompt history
     "opencode": {"opencode"},
+    "cursor": {"cursor-cli"},  # the IDE's User folder is a store (test_cursor_ide)
 }
 #: Corpus files that are no session of their own: a Droid sidecar whose session file the corpus
 #: names differently, and an OpenClaw fragment without its header (test_openclaw reports it).

@@ -40,6 +40,7 @@ BUILTINS: tuple[str, ...] = (
     "sts.converters.gemini_cli:GeminiCliConverter",
     "sts.converters.kimi_cli:KimiCliConverter",
     "sts.converters.opencode:OpenCodeConverter",
+    "sts.converters.cursor_ide:CursorIdeConverter",
 )
 ENTRY_POINT_GROUP = "sts.converters"
 #: Below this, a score means "not mine".

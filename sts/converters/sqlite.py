@@ -112,6 +112,22 @@ def needs_path(path: Path | None, problems: Problems, what: str) -> Path | None:
     return path
 
 
+def wanted_sessions(value: Any) -> tuple[str, ...]:
+    """The ``sessions`` option (``--session``) as a tuple of ids (a list from ``-O`` too)."""
+    if type(value) is str:
+        return (value,) if value else ()
+    if isinstance(value, (list, tuple)):
+        return tuple(v for v in value if type(v) is str and v)
+    return ()
+
+
+def report_missing(problems: Problems, wanted: tuple[str, ...], seen: set[str]) -> None:
+    """Report each `--session` id that the input did not hold."""
+    for session_id in wanted:
+        if session_id not in seen:
+            problems.error(None, "unknown-session", f"no session {session_id!r} here")
+
+
 def _authorizer(allowed: Collection[str]) -> Callable[..., int]:
     tables = {name.lower() for name in allowed} | {"sqlite_master", "sqlite_schema"}
 

@@ -14,20 +14,17 @@ from sts.converters.opencode.stores import (
     Export,
     FileTree,
     assemble,
-    report_missing,
 )
-from sts.converters.sqlite import HEADER, DatabaseError, needs_path, open_database
+from sts.converters.sqlite import (
+    HEADER,
+    DatabaseError,
+    needs_path,
+    open_database,
+    report_missing,
+    wanted_sessions,
+)
 from sts.lines import loads_document
 from sts.model import Session
-
-
-def wanted_sessions(value: Any) -> tuple[str, ...]:
-    """The ``sessions`` option as a tuple of ids (a single id, or a list from ``-O``)."""
-    if type(value) is str:
-        return (value,) if value else ()
-    if isinstance(value, (list, tuple)):
-        return tuple(v for v in value if type(v) is str and v)
-    return ()
 
 
 def read(stream: BinaryIO, context: ReadContext, options: Any) -> Iterator[Session]:
@@ -37,7 +34,7 @@ def read(stream: BinaryIO, context: ReadContext, options: Any) -> Iterator[Sessi
     path = context.path
     if path is not None and path.is_dir():
         yield from _folder(path, context, wanted, options.subagents, seen)
-        report_missing(context, wanted, seen)
+        report_missing(context.problems, wanted, seen)
         return
     head = stream.read(len(HEADER))
     if head == HEADER:
@@ -53,7 +50,7 @@ def read(stream: BinaryIO, context: ReadContext, options: Any) -> Iterator[Sessi
             context.problems.error(None, "not-an-object", "an export document is a JSON object")
             return
         yield from assemble(Export(document), context, wanted, options.subagents, seen)
-    report_missing(context, wanted, seen)
+    report_missing(context.problems, wanted, seen)
 
 
 def _database(path: Path, context: ReadContext, wanted: tuple[str, ...], subagents: bool,

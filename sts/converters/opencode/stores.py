@@ -218,13 +218,6 @@ def assemble(store: Store, context: ReadContext, wanted: tuple[str, ...], subage
             yield session
 
 
-def report_missing(context: ReadContext, wanted: tuple[str, ...], seen: set[str]) -> None:
-    """Report each `--session` id that no store read held."""
-    for session_id in wanted:
-        if session_id not in seen:
-            context.problems.error(None, "unknown-session", f"no session {session_id!r} here")
-
-
 def _session(store: Store, context: ReadContext, info: Info, by_id: dict[str, Info],
              children: dict[str, list[str]], subagents: bool, line: tuple[str, ...],
              attached: set[str]) -> Session:
