@@ -211,7 +211,7 @@ def test_one_generation_per_session_and_task_links(tmp_path):
     [kid] = v1.children  # named by metadata.sessionId only; not converted a second time
     assert kid.id == "ses_kid" and kid.metadata["parentToolCallId"] == "call_task"
     assert sorted((p.code, p.severity) for p in problems) == [
-        ("unknown-part", "warning"), ("unknown-record", "error")]
+        ("unknown-part", "warning"), ("unknown-type", "warning")]
 
 
 def test_session_option_picks_sessions(tmp_path):

@@ -346,7 +346,7 @@ class SessionReader:
             self.b.add(Message("user", parts, kind=MessageKind.BASH, timestamp=created,
                                id=row_id))
         elif kind not in QUIET_ROWS:
-            self.problems.error(None, "unknown-record", f"{where}: row type {kind!r} skipped")
+            self.problems.unknown_type(None, f"session_message type {kind!r}")
 
     def _assistant_v2(self, data: dict[str, Any], row_id: str | None, created: int | None,
                       where: str) -> None:
