@@ -415,3 +415,22 @@ def test_memory_bounded_by_a_session_one_query_each(tmp_path):
     assert len(reads) == 4
     assert len(set(reads)) == 4
     assert not any("credential" in s for s in statements)
+
+
+def test_a_data_folder_reads_its_database_then_the_tree_sessions_it_lacks(tmp_path):
+    data = tmp_path / "opencode"
+    data.mkdir()
+    shutil.copyfile(corpus("opencode", RICH), data / "opencode.db")
+    shutil.copytree(corpus("opencode", TREES[0]), data / "storage")  # imported: same ids
+    for kind in ("session", "message", "part", "project"):  # and one session never imported
+        for path in corpus("opencode", TREES[1], "storage", kind).rglob("*.json"):
+            target = data / "storage" / path.relative_to(corpus("opencode", TREES[1], "storage"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    assert store_converter(data).name == "opencode"
+    sessions, problems = read(data)
+    assert problems == []
+    assert [(s.id, s.source_version) for s in sessions] == [
+        ("ses_3a1f0c2b7ffeQm8sR2tY5uV9wX", "1.18.33"),  # from the database, not the tree
+        ("ses_f0de500f8ffeXvsiYJDOg5JtrU", "1.18.33")]  # only in the tree
+    assert len(sessions[0].children) == 1
