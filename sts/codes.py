@@ -110,8 +110,9 @@ _CODES = (
     Code("bad-timestamp", W, E,
          "a timestamp that is not a time (reading: left out; validating: wrong type or unit)"),
     Code("implausible-timestamp", None, W, "a timestamp outside the years 2000-2100"),
-    Code("timestamp-in-seconds", None, E,
-         "a time in epoch seconds where milliseconds are due (a viewer would show 1970)"),
+    Code("timestamp-in-seconds", W, E,
+         "a time in epoch seconds where milliseconds are due (a viewer would show 1970); "
+         "reading STS, it is scaled"),
     Code("bad-model", None, E, "an STS model that is not a string"),
     Code("bad-reasoning", None, E, "STS reasoningContent that is not a string"),
     Code("extra-field", None, E, "STS message fields outside the spec"),

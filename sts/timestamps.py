@@ -43,6 +43,29 @@ def checked_ms(value: object, problems: Reporter, lineno: int | None, what: str)
     return found
 
 
+# Epoch seconds of 2000-01-01 and 2100-01-01: a number between them in a field that holds
+# milliseconds is a time in seconds (as milliseconds it would be January 1970).
+SECONDS_2000 = 946_684_800
+SECONDS_2100 = 4_102_444_800
+
+
+def stated_ms(value: object, problems: Reporter, lineno: int | None, what: str) -> int | None:
+    """A time from a field whose spec says epoch milliseconds (STS): a number is taken as
+    milliseconds as it is, so converting a converted file never scales it again; a number that
+    reads as seconds of 2000-2100 is scaled and reported ``timestamp-in-seconds``; an ISO
+    string is read as such; anything else is left out, reported ``bad-timestamp``."""
+    if type(value) is int or type(value) is float:
+        if SECONDS_2000 <= value <= SECONDS_2100:
+            problems.warning(lineno, "timestamp-in-seconds", f"{what} {value} is in seconds, "
+                             "not milliseconds: read as seconds")
+            return epoch_ms(round(value * 1000))
+        found = epoch_ms(value)
+        if found is None:
+            problems.warning(lineno, "bad-timestamp", f"{what} {value!r} not a time: left out")
+        return found
+    return checked_ms(value, problems, lineno, what)
+
+
 def epoch_ms(value: int | float) -> int | None:
     """A number already in epoch ms as an int; None for NaN, infinities and times outside the
     years 1 to 9999."""

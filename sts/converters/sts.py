@@ -18,7 +18,7 @@ from sts.formats.sts import MESSAGE_FIELDS
 from sts.lines import iter_records
 from sts.model import ROLES, Message, Role, Session, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import stated_ms
 
 HEADER_FIELDS = frozenset(
     ("type", "harness", "id", "name", "source", "sourceVersion", "cwd", "git", "startedAt",
@@ -107,7 +107,7 @@ def builder_from_header(
     session.source_version = text_or_none(header.get("sourceVersion"))
     session.cwd = text_or_none(header.get("cwd"))
     session.git = header.get("git") if type(header.get("git")) is dict else None
-    session.started_at = to_ms(header.get("startedAt"))
+    session.started_at = stated_ms(header.get("startedAt"), builder.problems, lineno, "startedAt")
     session.metadata = {
         k: v for k, v in header.items() if k not in HEADER_FIELDS or k == "toolErrors"
     }
@@ -139,9 +139,7 @@ def message_from_sts(
     if call_id is not None:
         message.tool_call_id = calls.answer(call_id, None, lineno) or str(call_id)
     if "timestamp" in data:
-        message.timestamp = to_ms(data["timestamp"])
-        if message.timestamp is None:
-            problems.warning(lineno, "bad-timestamp", "timestamp not a time: left out")
+        message.timestamp = stated_ms(data["timestamp"], problems, lineno, "timestamp")
     model = data.get("model")
     if type(model) is str and model:
         message.model = model

@@ -114,7 +114,8 @@ def session_start(session: Session) -> int | None:
 
 
 def usage_totals(session: Session) -> dict[str, Any] | None:
-    """Summed usage over the session's messages, or None when no message has usage."""
+    """Summed usage over the session's messages, or None when no message has usage or it all
+    adds up to nothing (the zero usage pi's types make every assistant carry is no figure)."""
     totals = Usage()
     cost = 0.0
     seen = False
@@ -128,7 +129,8 @@ def usage_totals(session: Session) -> dict[str, Any] | None:
         totals.cache_read += usage.cache_read
         totals.cache_write += usage.cache_write
         cost += usage.cost_total or 0.0
-    if not seen:
+    if not seen or not (totals.input or totals.output or totals.cache_read or totals.cache_write
+                        or cost):
         return None
     result: dict[str, Any] = {
         "input": totals.input,
@@ -147,7 +149,9 @@ def header_metadata(session: Session) -> dict[str, Any]:
     Keys (each only when known): ``source``, ``sourceVersion``, ``cwd``, ``git``, ``startedAt``
     (epoch ms), ``usage`` (totals), ``subagents`` (child session ids and keys), then the
     converter's free `Session.metadata` keys; a metadata key that would clash with one of these
-    or with a header field of either target is written inside a ``metadata`` object instead.
+    or with a header field of either target is written inside a ``metadata`` object instead,
+    together with the keys of a ``metadata`` object the source header had (so converting a
+    converted file nests nothing deeper).
     """
     header: dict[str, Any] = {}
     if session.source_format:
@@ -168,9 +172,11 @@ def header_metadata(session: Session) -> dict[str, Any]:
             {"id": child.id, "key": child.key} if child.key else {"id": child.id}
             for child in session.children
         ]
-    clashing = {}
+    clashing: dict[str, Any] = {}
     for key, value in session.metadata.items():
-        if key in header or key in RESERVED_HEADER_KEYS:
+        if key == "metadata" and type(value) is dict:
+            clashing.update(value)  # a header's own metadata object (ours read back): not nested
+        elif key in header or key in RESERVED_HEADER_KEYS:
             clashing[key] = value
         else:
             header[key] = value

@@ -15,7 +15,9 @@ is the leaf. Documented choices where the session does not say:
   ``custom_message`` entry with its ``customType``;
 - images without inline data and other media become text placeholders;
 - entry ids are the source's message ids when unique, else ``00000001``, ``00000002``, ...;
-- an entry's ISO ``timestamp`` is its message's time, else the latest earlier known time.
+- an entry's ISO ``timestamp`` and a message's numeric one (pi's types require both) are its
+  message's time, else the latest earlier known time, so times never go back; before any time
+  is known (a source without times) they are left out.
 """
 
 from __future__ import annotations
@@ -150,8 +152,7 @@ class PiEntries:
                     "display": True,
                 })
             body: dict[str, Any] = {"role": "user", "content": user_blocks(message)}
-            if message.timestamp is not None:
-                body["timestamp"] = message.timestamp
+            self.stamp(body, message)
             return self.entry("message", message, {"message": body})
         return self.system_entry(message)
 
@@ -181,8 +182,7 @@ class PiEntries:
         }
         if message.error_message:
             body["errorMessage"] = message.error_message
-        if message.timestamp is not None:
-            body["timestamp"] = message.timestamp
+        self.stamp(body, message)
         return body
 
     def tool_result(self, message: Message) -> dict[str, Any]:
@@ -194,9 +194,15 @@ class PiEntries:
             "content": content_blocks(message, images=True),
             "isError": bool(message.is_error),
         }
-        if message.timestamp is not None:
-            body["timestamp"] = message.timestamp
+        self.stamp(body, message)
         return body
+
+    def stamp(self, body: dict[str, Any], message: Message) -> None:
+        """The message's numeric ``timestamp`` pi's types require: its own time, else the
+        latest earlier one (the entry's), so times never go back; none before any is known."""
+        time = message.timestamp if message.timestamp is not None else self.last_time
+        if time is not None:
+            body["timestamp"] = time
 
     def system_entry(self, message: Message) -> dict[str, Any]:
         text = message.text

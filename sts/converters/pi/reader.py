@@ -30,12 +30,12 @@ from sts.converters.pi.tree import Node, PiFile, Tree, entry_id
 from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import stated_ms, to_ms
 
 # Header keys with a model field, or that our own writers add (not copied into metadata).
 HEADER_KEYS = frozenset(
     ("type", "id", "version", "timestamp", "cwd", "harness", "provider", "modelId",
-     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "subagents", "metadata")
+     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git")
 )
 
 
@@ -279,9 +279,15 @@ class Branches:
         builder.offer_id(header["id"])
         builder.title(self.file.name)
         session = builder.session
-        session.source_version = str(header.get("version", 1))
         session.cwd = text_or_none(header.get("cwd"))
-        session.started_at = to_ms(header.get("timestamp"))
+        session.git = header["git"] if type(header.get("git")) is dict else None
+        if "harness" in header:  # a converter wrote it: its own source facts, never pi's
+            session.source_format = text_or_none(header.get("source"))
+            session.source_version = text_or_none(header.get("sourceVersion"))
+            session.started_at = stated_ms(header.get("startedAt"), self.problems, 1, "startedAt")
+        else:
+            session.source_version = str(header.get("version", 1))
+            session.started_at = to_ms(header.get("timestamp"))
         session.metadata = header_metadata(header)
         self.walk(path)
         entries = self.entries
@@ -366,11 +372,8 @@ def with_ids(builder: SessionBuilder, message: Message, line: int) -> Message:
 
 
 def header_metadata(header: dict[str, Any]) -> dict[str, Any]:
-    """Header fields with no model field (parentSession, branchedFrom, custom ones)."""
-    metadata = {k: v for k, v in header.items() if k not in HEADER_KEYS}
-    nested = header.get("metadata")
-    if type(nested) is dict:
-        metadata.update(nested)
-    return metadata
+    """Header fields with no model field (parentSession, branchedFrom, custom ones; a
+    ``metadata`` object as it is: the writers merge it back, so a second pass adds nothing)."""
+    return {k: v for k, v in header.items() if k not in HEADER_KEYS}
 
 
