@@ -364,6 +364,23 @@ def test_a_damaged_page_is_reported_not_a_crash(tmp_path):
     assert "malformed" in problems[0].text or "not a database" in problems[0].text
 
 
+def test_a_damaged_message_table_is_reported_per_session(tmp_path):
+    path = tmp_path / "damaged.db"
+    data = bytearray(corpus("opencode", RICH).read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    connection = sqlite3.connect(f"file:{corpus('opencode', RICH)}?mode=ro&immutable=1",
+                                 uri=True)
+    [(root,)] = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'message'")
+    connection.close()
+    data[(root - 1) * page: root * page] = b"\x07" * page
+    path.write_bytes(bytes(data))
+    sessions, problems = read(path)
+    assert sessions == []  # the session list was read; no session's messages could be
+    assert [(p.code, p.text.split(":")[0]) for p in problems] == [
+        ("bad-database", "session ses_3a1f0c2b7ffeQm8sR2tY5uV9wX"),
+        ("bad-database", "session ses_3a1f0a11dffeAb3Cd4Ef5Gh6Ij")]
+
+
 def test_unknown_tables_and_columns_change_nothing(tmp_path):
     path = tmp_path / "newer.db"
     shutil.copyfile(corpus("opencode", RICH), path)
@@ -434,3 +451,35 @@ def test_a_data_folder_reads_its_database_then_the_tree_sessions_it_lacks(tmp_pa
         ("ses_3a1f0c2b7ffeQm8sR2tY5uV9wX", "1.18.33"),  # from the database, not the tree
         ("ses_f0de500f8ffeXvsiYJDOg5JtrU", "1.18.33")]  # only in the tree
     assert len(sessions[0].children) == 1
+
+
+def test_a_folder_that_only_holds_a_database_is_walked_as_usual(tmp_path):
+    shutil.copyfile(corpus("opencode", RICH), tmp_path / "opencode.db")
+    (tmp_path / "notes.jsonl").write_text('{"role": "user", "content": "hi"}\n')
+    assert store_converter(tmp_path) is None  # not OpenCode's data folder: no file is hidden
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "sts", "convert", str(tmp_path / "opencode.db"),
+                           str(tmp_path / "notes.jsonl"), "-o", f"{out}/"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(list(out.iterdir())) == 3  # the session, its sub-agent, the notes
+
+
+def test_a_copy_that_changed_while_taken_is_taken_again(tmp_path, monkeypatch):
+    path = build_case(tmp_path, wal=True)  # closed cleanly: no -wal/-shm, so it is copied
+    assert not path.with_name(path.name + "-wal").exists()
+    calls = []
+    real = sqlite_store._stamps
+
+    def moving(*paths):
+        calls.append(paths)
+        return [*real(*paths), len(calls) if len(calls) <= 2 else 0]  # changes once
+
+    monkeypatch.setattr(sqlite_store, "_stamps", moving)
+    sessions, problems = read(path)
+    assert [s.id for s in sessions] == ["ses_mig", "ses_v1"] and problems == []
+    assert len(calls) == 4  # two copies: the first changed under it
+    monkeypatch.setattr(sqlite_store, "_stamps", lambda *p: [object()])  # never settles
+    sessions, problems = read(path)
+    assert sessions == [] and [p.code for p in problems] == ["database-busy"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["opencode.db"]

@@ -73,13 +73,15 @@ class OpenCodeConverter(Converter):
         return read(stream, context, self.options(context))
 
     def claims_folder(self, folder: Path) -> bool:
-        """OpenCode's data folder (a database or the old ``storage`` tree in it) or the
-        ``storage`` tree itself: one input."""
+        """OpenCode's data folder (``opencode``, holding its database or the old ``storage``
+        tree) or the ``storage`` tree itself: one input. Any other folder with a database in it
+        is walked as usual (the database is an input of its own there, found by content)."""
         if (folder / "session").is_dir() and (folder / "message").is_dir():
             return folder.name == "storage" or (folder / "part").is_dir()
         if (folder / "storage" / "session").is_dir():
             return True
-        return any(DATABASE_NAME.fullmatch(p.name) and p.is_file() for p in _listing(folder))
+        return folder.name.startswith("opencode") and any(
+            DATABASE_NAME.fullmatch(p.name) and p.is_file() for p in _listing(folder))
 
     def is_companion(self, path: Path, root: Path | None = None) -> bool:
         """A database's ``-wal``/``-shm``/``-journal`` file: part of the database."""

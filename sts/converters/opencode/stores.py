@@ -241,6 +241,8 @@ def _session(store: Store, context: ReadContext, info: Info, by_id: dict[str, In
         attached.add(child_id)
         child = _session(store, context, by_id[child_id], by_id, children, subagents,
                          (*line, child_id), attached)
+        if not child.messages and not child.children:
+            continue  # unused, or its rows could not be read (reported)
         child.metadata["parentSessionId"] = session.id
         link: dict[str, Any] = {"key": child.key, "sessionId": child.id}
         call_id = reader.links.get(child_id)
