@@ -139,3 +139,25 @@ def test_unknown_session_is_reported(tmp_path, options):
     database = build_case(tmp_path / "User")
     sessions, problems = read(database, **options)
     assert sessions == [] and [p.code for p in problems] == ["unknown-session"]
+
+
+def test_damaged_rows_are_reported_and_the_rest_read(tmp_path):
+    database = build_case(tmp_path / "User")
+    connection = sqlite3.connect(database)
+    connection.executescript(
+        "UPDATE cursorDiskKV SET value = '{\"bubbleId\": \"k2\", '"
+        " WHERE key = 'bubbleId:c-agent:k2';"
+        "INSERT INTO cursorDiskKV VALUES ('composerData:c-broken', 'not json');"
+        "INSERT INTO cursorDiskKV VALUES ('bubbleId:c-agent:u9', '{\"type\": 7, \"text\": \"?\"}');"
+        "UPDATE cursorDiskKV SET value = replace(value, '{\"bubbleId\":\"gone\",\"type\":2}',"
+        " '{\"bubbleId\":\"u9\",\"type\":7}') WHERE key = 'composerData:c-agent';")
+    connection.commit()
+    connection.close()
+    sessions, problems = read(database)
+    assert [s.id for s in sessions] == ["c-agent", "c-legacy"]
+    assert sorted((p.code, p.text) for p in problems) == [
+        ("bad-message", "bubble k2: not a JSON object"),
+        ("bad-message", "composerData:c-broken: not a JSON object"),
+        ("unknown-role", "bubble u9: bubble type 7 skipped")]
+    calls = [c.id for m in sessions[0].messages for c in m.tool_calls]
+    assert calls == ["call_1", "call_3", "call_4"]  # k2's call is lost with its row
