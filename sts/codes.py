@@ -92,6 +92,8 @@ _CODES = (
     Code("duplicate-id", W, E,
          "an id used twice (reading: a Pi entry id, the later entry kept; "
          "validating: an entry or tool-call id)"),
+    Code("unchained-lines", W, None, "Claude Code lines that name no parent at all: kept in "
+         "file order"),
     Code("dangling-parent", W, None,
          "a parent id not in the file: linked to the previous line"),
     Code("parent-cycle", E, None, "a parent-id chain that loops: the walk stops"),

@@ -15,7 +15,16 @@ from sts.converters.base import Peek, ReadContext
 from sts.converters.claude_code import ClaudeCodeConverter
 from sts.model import ImagePart, Message, Session, StopReason, ThinkingPart
 from sts.problems import ConversionFailed, Problem, Problems
-from tests.support import CASES, checked_model, corpus, lines, pi_view, sts_messages, write_checked
+from tests.support import (
+    CASES,
+    checked_model,
+    corpus,
+    detected,
+    lines,
+    pi_view,
+    sts_messages,
+    write_checked,
+)
 
 CC = CASES / "claude-code"
 CONVERTER = ClaudeCodeConverter()
@@ -505,3 +514,24 @@ def test_a_replayed_tool_use_id_is_renamed_and_results_pair_in_order() -> None:
     ]
     for target in ("sts", "pi"):
         write_checked(session, target)  # the shared validator and the real pi accept it
+
+
+def test_lines_that_name_no_parent_are_kept_in_file_order() -> None:
+    """Claude-Code-shaped lines without ``parentUuid`` (or all null) form no thread: all six are
+    kept in file order with one warning, not only the last (issue 13 item 1)."""
+    session, problems = case("unchained-lines.jsonl")
+    assert [(p.line, p.code, p.severity) for p in problems] == [
+        (1, "unchained-lines", "warning")]
+    assert [(m.role, m.text) for m in session.messages] == [
+        ("user", "List the files."), ("assistant", ""), ("tool", "a.txt\nb.txt"),
+        ("assistant", "Two files: a.txt and b.txt."), ("user", "Thanks."),
+        ("assistant", "You're welcome."),
+    ]
+    assert session.messages[1].tool_calls[0].id == session.messages[2].tool_call_id == "toolu_1"
+    for target in ("sts", "pi"):
+        write_checked(session, target)
+
+
+def test_lines_without_chain_keys_are_detected() -> None:
+    """Detection rests on what every Claude Code line has, not on parentUuid (item 2)."""
+    assert detected(CASES / "claude-code" / "unchained-lines.jsonl") == "claude-code"

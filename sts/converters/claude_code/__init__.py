@@ -57,6 +57,15 @@ SIGNATURE_KEYS = {"summary": "leafUuid", "file-history-snapshot": "snapshot",
                   "queue-operation": "operation"}
 
 
+def is_unchained_turn(record: dict, kind: str) -> bool:
+    """A user or assistant line as every Claude Code line has it (its ``message`` with the same
+    role, a ``uuid`` or ``sessionId``), even written without ``parentUuid``/``isSidechain`` (as
+    tools writing Claude-Code-shaped transcripts do)."""
+    message = record.get("message")
+    return (kind in ("user", "assistant") and type(message) is dict
+            and message.get("role") == kind and ("uuid" in record or "sessionId" in record))
+
+
 class ClaudeCodeConverter(Converter):
     """Reads Claude Code JSONL transcripts, with their sub-agents."""
 
@@ -77,7 +86,7 @@ class ClaudeCodeConverter(Converter):
                 continue
             if "parentUuid" in record and "sessionId" in record and "uuid" in record:
                 return 0.95
-            if SIGNATURE_KEYS.get(kind, "") in record:
+            if SIGNATURE_KEYS.get(kind, "") in record or is_unchained_turn(record, kind):
                 score = 0.8
         return score
 

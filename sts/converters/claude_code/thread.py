@@ -8,7 +8,9 @@ other lines of a split reply, and tool results of parallel calls, whose lines si
 branches) until nothing changes. The result keeps file order.
 
 A parent that is not in the file (a line lost to a bug, or a resume from another file) is
-bridged to the previous line of the file, reported as a warning. A cycle ends the walk.
+bridged to the previous line of the file, reported as a warning. A cycle ends the walk. When no
+user or assistant line names a parent at all (tools that write Claude-Code-shaped lines without
+``parentUuid``), there is no thread to walk: every line is kept in file order, with a warning.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ def main_thread(entries: list[Line], problems: Problems | None) -> list[Line]:
     sidechains of another family); `problems` gets dangling-parent warnings (None: silent)."""
     if not entries:
         return []
+    turns = [e for e in entries if e.type in CONVERSATION]
+    if len(turns) > 1 and all(is_root(e) for e in turns):
+        if problems is not None:
+            problems.warning(turns[0].line, "unchained-lines", f"none of the {len(turns)} "
+                             "user/assistant lines names a parent: kept in file order")
+        return list(entries)
     by_uuid = {e.uuid: e for e in entries if e.uuid is not None}
     leaf = _leaf(entries)
     chain: set[int] = set()
@@ -44,6 +52,11 @@ def main_thread(entries: list[Line], problems: Problems | None) -> list[Line]:
     _add_descendants(entries, leaf, chain)
     _add_back(entries, chain)
     return [e for e in entries if id(e) in chain]
+
+
+def is_root(entry: Line) -> bool:
+    """True for a line that names no parent, not even a logical one (a compaction's)."""
+    return entry.parent is None and type(entry.record.get("logicalParentUuid")) is not str
 
 
 def _leaf(entries: list[Line]) -> Line:
