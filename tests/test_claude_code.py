@@ -535,3 +535,23 @@ def test_lines_that_name_no_parent_are_kept_in_file_order() -> None:
 def test_lines_without_chain_keys_are_detected() -> None:
     """Detection rests on what every Claude Code line has, not on parentUuid (item 2)."""
     assert detected(CASES / "claude-code" / "unchained-lines.jsonl") == "claude-code"
+
+
+def test_steering_carried_only_by_a_remove_line_reaches_the_output() -> None:
+    """From 2.1.205 a ``remove`` queue operation carries the steering text: where no enqueue or
+    user line has it, it is the queued prompt (issue 13 item 4); the same text in an enqueue and
+    its remove is one prompt."""
+    session, _ = case("queued-steering-remove-2.1.205.jsonl")
+    assert [(m.role, m.kind, m.text) for m in session.messages if m.role == "user"] == [
+        ("user", None, "Run the tests"),
+        ("user", "queued", "also check the linter"),  # only in the remove line
+        ("user", None, "and then commit"),
+        ("user", "queued", "use a short message"),
+    ]
+    both = (CC / "queued-steering.jsonl").read_bytes().replace(
+        b'"operation":"remove","timestamp":"2026-02-11T10:00:03.500Z","sessionId":'
+        b'"11111111-2222-4333-8444-555555555555"}',
+        b'"operation":"remove","timestamp":"2026-02-11T10:00:03.500Z","sessionId":'
+        b'"11111111-2222-4333-8444-555555555555","content":"also check the linter"}')
+    again, _ = read(both)
+    assert [m.text for m in again.messages if m.role == "user"].count("also check the linter") == 1

@@ -26,7 +26,8 @@ API error line / system api_error     system    ``api_error`` (error_message set
 
 Left out on purpose (silent): progress, file-history-snapshot, attachments other than
 ``queued_command``, system lines other than local_command/api_error/compact_boundary, summary
-and metadata lines (read for the title), queue operations other than ``enqueue``, the
+and metadata lines (read for the title), queue operations other than ``enqueue`` (and a
+``remove`` whose text no enqueue carried, as 2.1.205 and later write it), the
 ``toolUseResult`` side-car, and the ``agentId:`` tail of Task results (kept as linkage).
 Sub-agents become `Session.children` (keys ``agent-<id>`` or ``sidechain-<n>``) with header
 metadata ``parentSessionId``/``parentToolCallId``/``agentId``; the parent lists them in

@@ -55,7 +55,8 @@ class Line:
 
 @dataclass(slots=True)
 class Queued:
-    """A `queue-operation` enqueue: text typed while the model was busy."""
+    """A `queue-operation` enqueue (or a 2.1.205+ remove carrying text no enqueue had): text
+    typed while the model was busy."""
 
     index: int
     line: int
@@ -104,7 +105,12 @@ def _add(t: Transcript, index: int, lineno: int, record: dict[str, Any], problem
         return
     elif kind == "queue-operation":
         text = record.get("content")
-        if record.get("operation") == "enqueue" and type(text) is str and text.strip():
+        operation = record.get("operation")
+        if type(text) is not str or not text.strip():
+            return
+        if operation == "enqueue" or (  # from 2.1.205 a remove carries the text too: once
+            operation == "remove" and all(q.text != text for q in t.queued)
+        ):
             t.queued.append(Queued(index, lineno, text, record.get("timestamp")))
     elif kind == "summary":
         summary, leaf = record.get("summary"), record.get("leafUuid")
