@@ -114,7 +114,9 @@ def loads_repaired(data: bytes) -> Any:
     """
     try:
         return orjson.loads(data)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if exc.msg.startswith(_TRAILING):  # a whole value, then more: no repair changes that
+            raise
         return orjson.loads(_repair(data, None, Problems(sink=None)))
 
 

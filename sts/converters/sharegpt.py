@@ -8,7 +8,8 @@ Hermes ``<tool_call>``/``<tool_response>``/``<think>`` conventions are in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
@@ -32,7 +33,7 @@ class ShareGPTConverter(Converter):
             return 0.95 if values and all_sharegpt(values[:20]) else 0.0
         objects = peek.objects
         if objects and peek.first_byte == b"{":
-            return 0.95 if all_sharegpt(objects[:20]) else 0.0
+            return 0.95 if all_sharegpt(islice(objects, 20)) else 0.0
         head = peek.data
         if peek.first_byte in (b"[", b"{") and b'"conversations"' in head and b'"from"' in head:
             return 0.8
@@ -44,7 +45,7 @@ class ShareGPTConverter(Converter):
         return read_chat(stream, context)
 
 
-def all_sharegpt(values: list[Any]) -> bool:
+def all_sharegpt(values: Iterable[Any]) -> bool:
     """True when every value is a ShareGPT record whose first turn has a known sender."""
     for value in values:
         if not is_sharegpt(value):

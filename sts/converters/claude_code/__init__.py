@@ -38,6 +38,7 @@ lines only) yields no session: the driver reports ``no-sessions``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
@@ -81,7 +82,7 @@ class ClaudeCodeConverter(Converter):
             head = peek.data[:65536]
             return 0.6 if b'"parentUuid"' in head and b'"sessionId"' in head else 0.0
         score = 0.0
-        for record in objects[:20]:
+        for record in islice(objects, 20):  # parsed as far as looked at
             kind = record.get("type")
             if type(kind) is not str or kind not in LINE_TYPES:
                 continue

@@ -43,6 +43,9 @@ class OpenAIConverter(Converter):
             return score_document(document)
         objects = peek.objects
         if objects and peek.first_byte == b"{":
+            first = record_kind(objects[0])
+            if first not in KIND_SCORES:  # not a chat record: no later line changes that
+                return 0.0
             return score_records(objects[:20])
         head = peek.data
         if peek.first_byte not in (b"[", b"{") or b'"conversations"' in head:
