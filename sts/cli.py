@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import sys
 from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sts.allocator import keep_freed_memory
-from sts.building.context import UnknownOption
 from sts.converters.registry import check_options, converters, examine
 from sts.io import peek_file, peek_stream
 from sts.pipeline import (
@@ -31,9 +29,11 @@ from sts.pipeline import (
     store_converter,
 )
 from sts.problems import POLICIES, Problem, printable
-from sts.redact import RedactionConfig
 from sts.writers import WRITERS
 from sts.writers.common import DROP_CODES
+
+if TYPE_CHECKING:  # imported when used: `sts convert` without --redact starts without them
+    from sts.redact import RedactionConfig
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -102,6 +102,8 @@ def redaction_config(
     user_names: tuple[str, ...],
 ) -> RedactionConfig:
     """The `RedactionConfig` the redaction options ask for."""
+    from sts.redact import RedactionConfig
+
     values = list(secrets)
     if secrets_file:
         for line in Path(secrets_file).read_text(encoding="utf-8").splitlines():
@@ -185,8 +187,9 @@ def convert(
     if source_format and source_format not in converters():
         known = ", ".join(sorted(converters()))
         raise _usage_error(f"unknown source format {source_format!r} (known: {known})")
-    keep_freed_memory()
     jobs, any_dir = plan_jobs(inputs)
+    if _worth_tuning(jobs):
+        keep_freed_memory()
     target = _target(output, jobs, any_dir)
     options: dict[str, Any] = {
         "all_branches": all_branches,
@@ -238,9 +241,26 @@ def convert(
     sys.exit(report.exit_code)
 
 
+#: From this size on, a single input gets the allocator settings (smaller: start-up matters more).
+TUNED_FROM = 1 << 20
+
+
+def _worth_tuning(jobs: list) -> bool:
+    """Whether the allocator settings pay for their start-up cost (loading ctypes): a batch, a
+    stream, or an input of `TUNED_FROM` bytes or more."""
+    if len(jobs) != 1 or jobs[0].source is None:
+        return True
+    try:
+        return bool(jobs[0].source.stat().st_size >= TUNED_FROM)
+    except OSError:
+        return False
+
+
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``NAME=VALUE`` pairs as options (VALUE read as JSON when it is JSON: ``true``, ``3``),
     checked against every converter's options."""
+    import json
+
     options: dict[str, Any] = {}
     for pair in pairs:
         name, equals, text = pair.partition("=")
@@ -251,6 +271,10 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
         except ValueError:
             value = text
         options[name.replace("-", "_")] = value
+    if not options:
+        return options
+    from sts.building.context import UnknownOption
+
     try:
         check_options(options)
     except UnknownOption as exc:

@@ -9,8 +9,6 @@ writes it atomically. Jobs run one after another or in worker processes (``-j``)
 from __future__ import annotations
 
 import errno
-import hashlib
-import inspect
 import io
 import itertools
 import re
@@ -20,7 +18,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from sts import spill
 from sts.converters.base import Converter, Peek, ReadContext
@@ -29,10 +27,10 @@ from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Message, Session
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems
-from sts.redact import Finding, RedactionConfig, Redactor, redact_session
-from sts.redact.walk import locate
-from sts.workers import results_in_order
 from sts.writers import WRITERS
+
+if TYPE_CHECKING:  # imported when used: a run without --redact or -j starts without them
+    from sts.redact import Finding, RedactionConfig, Redactor
 
 OUTPUT_SUFFIX = ".jsonl"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -341,6 +339,9 @@ class Emitter:
     def _redact(self, session: Session, file: str) -> None:
         """Redact one session (not its sub-agents, which are written, and redacted, apart)."""
         if self.redactor is not None:
+            from sts.redact import redact_session
+            from sts.redact.walk import locate
+
             findings = redact_session(session, self.redactor, children=False)
             locate(findings, session, file, self.settings.to)
             self.result.findings += findings
@@ -382,6 +383,8 @@ def redactor_for(config: RedactionConfig | None) -> Redactor | None:
         return None
     cached = _REDACTORS.get(id(config))
     if cached is None or cached[0] is not config:
+        from sts.redact import Redactor
+
         cached = _REDACTORS[id(config)] = (config, Redactor(config))
     return cached[1]
 
@@ -467,6 +470,8 @@ def fitting_name(stem: str) -> str:
     encoded = stem.encode("utf-8", "surrogateescape")
     if len(encoded) <= _NAME_BYTES:
         return stem
+    import hashlib  # long names are rare: not imported at start-up
+
     digest = hashlib.sha256(encoded).hexdigest()[:16]
     head = encoded[: _NAME_BYTES - len(digest) - 1].decode("utf-8", "ignore")
     return f"{head}~{digest}"
@@ -593,6 +598,8 @@ def _takes_root(kind: type[Converter]) -> bool:
     only); found once per class."""
     found = _TAKES_ROOT.get(kind)
     if found is None:
+        import inspect  # only for a walk, once per converter class
+
         found = _TAKES_ROOT[kind] = "root" in inspect.signature(kind.is_companion).parameters
     return found
 
@@ -619,6 +626,8 @@ def run_jobs(
             if stop_on_failure and result.status == "failed":
                 return
         return
+    from sts.workers import results_in_order
+
     run = partial(run_job, target=target, settings=settings)
     results = results_in_order(jobs, run, workers, _lost)
     try:
