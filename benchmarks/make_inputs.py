@@ -15,7 +15,11 @@
 - ``gemini-cli``: one Gemini CLI JSONL recording, replies re-appended as its writer does;
 - ``kimi-cli``: one Kimi CLI session folder (``context.jsonl`` and the ``wire.jsonl`` joined
   with it);
-- ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling.
+- ``claude-code``: one Claude Code session (prompt, assistant lines split by content block and
+  sharing a message id, tool results with their ``toolUseResult`` side-car), uuid-chained;
+- ``batch``: a directory of many Pi sessions (400 KB each by default), for ``-j`` scaling;
+- ``claude-folder``: a directory of many small Claude Code sessions (20 KB each by default), as
+  ``~/.claude/projects/<dir>`` holds them.
 
 Stdlib only; the same seed gives the same bytes. Usage::
 
@@ -461,6 +465,61 @@ def write_kimi(directory: Path, target: int, seed: int) -> None:
             event("TurnEnd", {})
 
 
+def claude_lines(target: int, seed: int, session: str = "bench-claude") -> Iterator[str]:
+    """Lines of one Claude Code session of about `target` bytes, each line chained to the
+    previous by parentUuid."""
+    text = Text(seed)
+    now = START_MS
+    size = 0
+    number = 0
+    parent: str | None = None
+    base = {"isSidechain": False, "userType": "external", "cwd": "/work/project",
+            "sessionId": session, "version": "2.0.76", "gitBranch": "main"}
+
+    def line(kind: str, message: dict, **extra: object) -> str:
+        nonlocal parent, number, now, size
+        number += 1
+        now += text.random.randint(200, 5000)
+        uuid = f"{seed:08x}-{number:04x}-4000-8000-{number:012x}"
+        record = {"parentUuid": parent, **base, "type": kind, "message": message, "uuid": uuid,
+                  "timestamp": iso(now), **extra}
+        parent = uuid
+        encoded = dumps(record)
+        size += len(encoded.encode()) + 1
+        return encoded
+
+    turn = 0
+    while size < target:
+        turn += 1
+        yield line("user", {"role": "user", "content": text.words(30)})
+        message_id = f"msg_{seed:x}_{turn}"
+        usage = {"input_tokens": 1200, "output_tokens": 300, "cache_read_input_tokens": 800}
+        reply = {"id": message_id, "type": "message", "role": "assistant",
+                 "model": "claude-sonnet-4-5", "stop_reason": None, "usage": usage}
+        yield line("assistant", {**reply, "content": [{"type": "text", "text": text.words(40)}]},
+                   requestId=f"req_{turn}")
+        call_id = f"toolu_{seed:x}_{turn}"
+        yield line("assistant", {**reply, "content": [{"type": "tool_use", "id": call_id,
+                   "name": "Read", "input": {"file_path": f"/work/project/f{turn}.py"}}]},
+                   requestId=f"req_{turn}")
+        output = text.block(text.random.randint(300, 3000))
+        yield line("user", {"role": "user", "content": [{"type": "tool_result",
+                   "tool_use_id": call_id, "content": output}]},
+                   toolUseResult={"type": "text", "file": {"filePath": f"f{turn}.py",
+                                                           "content": output}})
+        yield line("assistant", {**reply, "id": message_id + "b", "stop_reason": "end_turn",
+                   "content": [{"type": "text", "text": text.words(50)}]})
+
+
+def write_claude_folder(directory: Path, count: int, size: int, seed: int) -> None:
+    """`count` Claude Code sessions of about `size` bytes each in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for index in range(count):
+        session = f"{seed:08x}-0000-4000-8000-{index:012x}"
+        lines = claude_lines(size, seed + index, session)
+        (directory / f"{session}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+
+
 def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
     """`count` Pi sessions of about `size` bytes each in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -469,22 +528,26 @@ def write_batch(directory: Path, count: int, size: int, seed: int) -> None:
         (directory / f"session-{index:04d}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
 
 
-GENERATORS = {"pi": pi_lines, "openai": openai_lines, "sts": sts_lines,
+GENERATORS = {"pi": pi_lines, "claude-code": claude_lines, "openai": openai_lines, "sts": sts_lines,
               "copilot": copilot_lines, "cursor": cursor_lines, "cline": cline_lines,
               "factory-droid": droid_lines, "openclaw": openclaw_lines, "gemini-cli": gemini_lines}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("kind", choices=[*GENERATORS, "batch", "kimi-cli"])
+    parser.add_argument("kind", choices=[*GENERATORS, "batch", "kimi-cli", "claude-folder"])
     parser.add_argument("--size-mb", type=float, default=50)
     parser.add_argument("--count", type=int, default=400, help="batch: number of sessions")
-    parser.add_argument("--session-kb", type=int, default=400, help="batch: size of each session")
+    parser.add_argument("--session-kb", type=int, default=None,
+                        help="batch: size of each session (400 KB; claude-folder 20 KB)")
     parser.add_argument("--seed", type=int, default=20260302)
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args()
     if args.kind == "batch":
-        write_batch(args.output, args.count, args.session_kb * 1000, args.seed)
+        write_batch(args.output, args.count, (args.session_kb or 400) * 1000, args.seed)
+        return
+    if args.kind == "claude-folder":
+        write_claude_folder(args.output, args.count, (args.session_kb or 20) * 1000, args.seed)
         return
     if args.kind == "kimi-cli":  # a session folder: -o names the folder
         write_kimi(args.output, int(args.size_mb * 1_000_000), args.seed)
