@@ -6,6 +6,7 @@ The Python API::
     for session in sts.read("session.jsonl"):          # format detected
         sts.write(session, "out.jsonl", to="pi", harness="my-agent")
     sts.convert("rollout.jsonl", "out/", to="sts")      # read + write in one call
+    sts.convert_many(["s3://bucket/raw/"], "out/", client=dask_client)  # many, on a cluster
     problems = sts.validate("out.jsonl")               # [] when valid
     sts.publish(["~/.claude/projects"], "hub-folder/")  # redacted, ready for `hf upload`
 """
@@ -13,7 +14,7 @@ The Python API::
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sts.api import convert, detect, publish, read, validate, write
+    from sts.api import convert, convert_many, detect, publish, read, validate, write
     from sts.building.context import UnknownOption
     from sts.model import (
         ImagePart,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "convert": "sts.api",
+    "convert_many": "sts.api",
     "detect": "sts.api",
     "publish": "sts.api",
     "read": "sts.api",
@@ -67,6 +69,7 @@ __all__ = [
     "UnknownOption",
     "Usage",
     "convert",
+    "convert_many",
     "detect",
     "publish",
     "read",

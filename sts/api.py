@@ -14,11 +14,16 @@ from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Session
 from sts.names import file_stem
 from sts.pipeline import (
+    JobResult,
     OutputNames,
+    Settings,
     converter_for,
+    directory_target,
     one_behind,
     open_source,
+    plan_jobs,
     refuse_overwrite,
+    run_jobs,
     unknown_format_text,
 )
 from sts.problems import Policy, Problem, Problems, print_to_stderr
@@ -142,6 +147,45 @@ def convert(
     for index, session in enumerate(sessions, 3):
         emit(session, suffixed(session, index))
     return written
+
+
+def convert_many(
+    inputs: Iterable[str | Path],
+    destination: str | Path,
+    to: str = "sts",
+    format: str | None = None,
+    harness: str | None = None,
+    *,
+    on_error: Policy = "skip",
+    problems: Callable[[Problem], None] | None = None,
+    client: Any = None,
+    resume: bool | None = None,
+    **options: Any,
+) -> list[JobResult]:
+    """Convert files and folders (paths or fsspec URLs such as ``s3://bucket/sessions/``) into
+    the folder `destination` (a path or URL), as ``sts convert INPUTS -o DIR/`` does; return one
+    `JobResult` per input, in input order.
+
+    With a Dask `client` (``distributed.Client``), the inputs are converted on its cluster (each
+    worker must reach them: a shared folder or URLs) and outputs already written are kept
+    (`resume`, on by default there): a re-run goes on where an earlier one stopped. Problems from
+    every worker reach `problems` (default: printed to stderr) with their file and line.
+    """
+    check_options(options)
+    subagents = options.pop("subagents", True)
+    jobs, _ = plan_jobs([str(name) for name in inputs])
+    target = directory_target(str(destination), jobs)
+    settings = Settings(to, format, harness, on_error, subagents, options,
+                        resume=client is not None if resume is None else resume)
+    sink = problems if problems is not None else print_to_stderr
+    results: list[JobResult] = []
+    if client is None:
+        run_jobs(jobs, target, settings, 1, sink, results.append)
+    else:
+        from sts import cluster
+
+        cluster.run_jobs(client, jobs, target, settings, sink, results.append)
+    return results
 
 
 def publish(

@@ -21,6 +21,7 @@ from sts.pipeline import (
     Settings,
     Target,
     UsageError,
+    directory_target,
     output_path,
     plan_jobs,
     refuse_overwrite,
@@ -150,6 +151,10 @@ def redaction_config(
 @redaction_options
 @click.option("--redact-report", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --redact: write the JSON report of every finding to FILE.")
+@click.option("--cluster", metavar="ADDRESS", help="Run the jobs on a Dask cluster: its "
+              "scheduler (tcp://host:8786), or local:N for N worker processes here (needs the "
+              "cluster extra). Outputs already there are kept: a re-run goes on where one "
+              "stopped.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also list what each target cannot hold (media placeholders, flattened kinds, "
@@ -175,6 +180,7 @@ def convert(
     allowed_patterns: tuple[str, ...],
     user_names: tuple[str, ...],
     redact_report: str | None,
+    cluster: str | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -207,7 +213,8 @@ def convert(
     elif secrets or secrets_file or redact_report:
         raise click.UsageError("--secret, --secrets-file and --redact-report need --redact")
     settings = Settings(
-        to, source_format, harness, policy, not no_subagents, options, redaction  # type: ignore[arg-type]
+        to, source_format, harness, policy, not no_subagents, options, redaction,  # type: ignore[arg-type]
+        resume=cluster is not None,
     )
     report = _Report(quiet, verbose)
     if harness is not None and not HUB_ID.fullmatch(harness):
@@ -226,7 +233,10 @@ def convert(
 
     workers = workers or os.cpu_count() or 1
     try:
-        run_jobs(jobs, target, settings, workers, report.print_problem, on_result)
+        if cluster is not None:
+            _run_on_cluster(cluster, jobs, target, settings, report.print_problem, on_result)
+        else:
+            run_jobs(jobs, target, settings, workers, report.print_problem, on_result)
     finally:
         if progress is not None:
             progress.__exit__(None, None, None)
@@ -282,7 +292,27 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
+def _run_on_cluster(spec: str, jobs: list, target: Target, settings: Settings, sink, on_result
+                    ) -> None:
+    from contextlib import ExitStack
+
+    from sts import cluster
+
+    with ExitStack() as stack:
+        try:
+            client = stack.enter_context(cluster.connect(spec))
+        except (RuntimeError, OSError, ValueError) as exc:  # no distributed, no scheduler
+            raise _usage_error(f"--cluster {spec}: {exc}") from None
+        cluster.run_jobs(client, jobs, target, settings, sink, on_result)
+
+
 def _target(name: str | None, jobs: list, any_dir: bool) -> Target:
+    if name is not None and "://" in name:
+        from sts.store import is_url, local_path
+
+        if is_url(name):  # a folder in an fsspec store
+            return directory_target(name, jobs)
+        name = local_path(name)
     folders: dict[Path, Path] = {}
     protected = frozenset(
         resolve_cached(job.source, folders) for job in jobs if job.source is not None

@@ -31,6 +31,7 @@ from sts.writers import WRITERS
 
 if TYPE_CHECKING:  # imported when used: a run without --redact or -j starts without them
     from sts.redact import Finding, RedactionConfig, Redactor
+    from sts.store import Store
 
 OUTPUT_SUFFIX = ".jsonl"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -58,6 +59,9 @@ class Settings:
     subagents: bool = True
     options: dict[str, Any] = field(default_factory=dict)
     redaction: RedactionConfig | None = None
+    #: A session whose output exists already is not written again (a re-run goes on where an
+    #: earlier one stopped; outputs are written whole or not at all, so one that exists is done).
+    resume: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ class Target:
     protected: frozenset[Path] = frozenset()
     #: ``dir``: every input's own output path, which no session or sub-agent name may take.
     reserved: frozenset[Path] = frozenset()
+    #: ``dir`` in an fsspec store (`sts.store.Store`): `path` is then relative to its folder.
+    store: Store | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,7 @@ class Job:
     walked: bool = False
     unreadable: str | None = None  # a folder of the walk that could not be listed: why
     root: Path | None = None  # the folder walked, for a walked file
+    url: str | None = None  # an input in an fsspec store (`source` is then None)
 
 
 @dataclass
@@ -149,7 +156,11 @@ def _report_quietly(problems: Problems, code: str, text: str) -> None:
 def _convert(
     job: Job, target: Target, settings: Settings, problems: Problems, result: JobResult
 ) -> None:
-    if job.source is None:
+    if job.url is not None:
+        from sts.store import open_input
+
+        peek, stream = peek_stream(open_input(job.url), job.rel.name)
+    elif job.source is None:
         if sys.stdin is None:
             raise OSError(errno.EBADF, "standard input is closed")
         peek, stream = peek_stream(sys.stdin.buffer)
@@ -305,6 +316,11 @@ class Emitter:
         self.result.sessions += 1
 
     def _write_file(self, session: Session, path: Path) -> None:
+        if self.target.store is not None:
+            self._write_object(session, path, self.target.store)
+            return
+        if self.settings.resume and path.is_file():
+            return  # written by an earlier run
         refuse_overwrite(path, self.target.protected, self.resolved_dirs)
         resolved = resolve_cached(path, self.resolved_dirs)
         directory = self.target.mode == "dir"
@@ -323,6 +339,19 @@ class Emitter:
             raise
         except OSError as exc:
             raise OutputFailed(path, exc) from exc
+
+    def _write_object(self, session: Session, path: Path, store: Store) -> None:
+        """Write one session to its object in `store` (`path` relative to its folder)."""
+        if self.settings.resume and store.exists(path.as_posix()):
+            return
+        url = store.url(path.as_posix())
+        self._redact(session, url)
+        try:
+            store.write(path.as_posix(), lambda out: self.writer(
+                session, out, self.settings.harness, messages=released(session),
+                problems=self.problems))
+        except OSError as exc:
+            raise OutputFailed(url, exc) from exc
 
     def withdraw(self) -> None:
         """Remove the files this input wrote (its sessions before a failure under ``fail``)."""
@@ -387,6 +416,29 @@ def redactor_for(config: RedactionConfig | None) -> Redactor | None:
 
         cached = _REDACTORS[id(config)] = (config, Redactor(config))
     return cached[1]
+
+
+def directory_target(name: str, jobs: list[Job]) -> Target:
+    """The ``dir`` target `name` (a folder, or an fsspec URL) for `jobs`: inputs protected,
+    every input's own output name reserved; ValueError when an output would be an input."""
+    if "://" in name:
+        from sts.store import Store, is_url, local_path
+
+        if is_url(name):
+            return Target("dir", Path(), store=Store(name))
+        name = local_path(name)
+    folders: dict[Path, Path] = {}
+    protected = frozenset(
+        resolve_cached(job.source, folders) for job in jobs if job.source is not None
+    )
+    output = Path(name)
+    try:
+        for job in jobs:
+            refuse_overwrite(output_path(output, job.rel), protected, folders, job.display)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    reserved = frozenset(output_path(output, job.rel) for job in jobs)
+    return Target("dir", output, protected, reserved)
 
 
 def resolve_cached(path: Path, folders: dict[Path, Path]) -> Path:
@@ -492,6 +544,17 @@ def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:
         if name == "-":
             jobs.append(Job(None, "<stdin>", Path("stdin.jsonl")))
             continue
+        if "://" in name:
+            from sts.store import is_url, list_inputs, local_path
+
+            if is_url(name):
+                found = list_inputs(name)
+                walked = len(found) != 1 or found[0][0] != name
+                any_dir = any_dir or walked
+                top = Path(name.rstrip("/").rsplit("/", 1)[-1]) if several and walked else Path()
+                jobs += [Job(None, url, top / rel, url=url) for url, rel in found]
+                continue
+            name = local_path(name)
         path = Path(name)
         if path.is_dir() and store_converter(path) is not None:
             any_dir = True  # a store holds several sessions: they need a folder

@@ -18,6 +18,10 @@ NOT_AT_START = (
     "sts.workers",  # -j only
     "sts.publish",
     "sts.view",
+    "sts.cluster",  # --cluster only
+    "sts.store",  # URL inputs and outputs only
+    "distributed",
+    "fsspec",
 )
 
 
