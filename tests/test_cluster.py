@@ -22,6 +22,19 @@ from tests.support import CASES, SAMPLES, assert_valid  # noqa: E402
 from tests.test_cli import sts as run_sts  # noqa: E402
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_process_left():
+    """Dask's worker processes leave multiprocessing's resource tracker behind, a child of
+    this process: stop it once the module's clusters are closed (tests/test_workers.py counts
+    this process's children)."""
+    yield
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
+
+
 @pytest.fixture
 def inputs(tmp_path: Path) -> Path:
     """A folder of mixed inputs: samples, a Claude Code session with malformed lines,
