@@ -28,7 +28,13 @@ def no_process_left():
     this process: stop it once the module's clusters are closed (tests/test_workers.py counts
     this process's children)."""
     yield
+    import gc
     from multiprocessing import resource_tracker
+
+    offload = getattr(distributed.utils, "_offload_executor", None)
+    if offload is not None:
+        offload.shutdown(wait=True)
+    gc.collect()  # the clients' and clusters' leftovers, not another module's test's
 
     stop = getattr(resource_tracker._resource_tracker, "_stop", None)
     if stop is not None:
