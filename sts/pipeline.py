@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import io
 import itertools
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from stat import S_ISLNK
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from sts import spill
@@ -273,6 +275,9 @@ class Emitter:
         self.pending: Session | None = None
         self.count = 0
         self.resolved_dirs: dict[Path, Path] = {}
+        #: folders of outputs written so far: whether each stays inside the output directory
+        self.inside: dict[Path, bool] = {}
+        self.plain: Path | None = None  # the input's own output path, found once
         self.redactor = redactor_for(settings.redaction)
         self.names = OutputNames(target.reserved)
         #: ``--on-error fail``: the files written so far, removed if the input then fails
@@ -321,13 +326,8 @@ class Emitter:
             return
         if self.settings.resume and path.is_file():
             return  # written by an earlier run
-        refuse_overwrite(path, self.target.protected, self.resolved_dirs)
-        resolved = resolve_cached(path, self.resolved_dirs)
+        self._check_destination(path)
         directory = self.target.mode == "dir"
-        if directory and not resolved.parent.is_relative_to(self._root()):
-            raise UsageError(
-                f"refusing to write {path}: a symlinked folder leads outside {self.target.path}"
-            )
         self._redact(session, str(path))
         try:
             with atomic_output(path, streams=not directory) as out:
@@ -360,6 +360,30 @@ class Emitter:
                 path.unlink()
         self.result.sessions = 0
 
+    def _check_destination(self, path: Path) -> None:
+        """Refuse to write over an input, or (``dir``) outside the output directory through a
+        symlinked folder or file. A path where nothing is yet cannot be an input: one lstat,
+        and each folder's resolution once, for the many outputs of a batch or a stream."""
+        try:
+            mode: int | None = os.lstat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            mode = None
+        if mode is not None:
+            refuse_overwrite(path, self.target.protected, self.resolved_dirs)
+        if self.target.mode != "dir":
+            return
+        link = mode is not None and S_ISLNK(mode)
+        inside = None if link else self.inside.get(path.parent)
+        if inside is None:
+            resolved = resolve_cached(path, self.resolved_dirs)
+            inside = resolved.parent.is_relative_to(self._root())
+            if not link:
+                self.inside[path.parent] = inside
+        if not inside:
+            raise UsageError(
+                f"refusing to write {path}: a symlinked folder leads outside {self.target.path}"
+            )
+
     def _root(self) -> Path:
         """The output directory, resolved once."""
         assert self.target.path is not None
@@ -377,7 +401,9 @@ class Emitter:
 
     def _dir_path(self, session: Session, index: int | None) -> Path:
         assert self.target.path is not None
-        plain = output_path(self.target.path, self.job.rel)
+        plain = self.plain
+        if plain is None:
+            plain = self.plain = output_path(self.target.path, self.job.rel)
         if index is None:
             return plain
         return self.names.derive(plain, session.key or str(index))
