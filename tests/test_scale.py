@@ -3,10 +3,14 @@ folder of many files is listed, what a big session keeps in memory. No wall-cloc
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
+import sts
 from tests.support import SAMPLES
 
 #: Modules a plain `sts convert` of one small file has no use for: each costs start-up time.
@@ -42,3 +46,71 @@ def test_converting_a_small_file_imports_only_what_the_job_needs() -> None:
     loaded = sorted(m for m in modules
                     if any(m == n or m.startswith(n + ".") for n in NOT_AT_START))
     assert loaded == []
+
+
+def _folder_of_sessions(folder: Path, count: int) -> None:
+    """`count` small Claude Code sessions side by side, as ~/.claude/projects/<dir> holds them."""
+    from benchmarks.make_inputs import write_claude_folder
+
+    write_claude_folder(folder, count, 3000, 7)
+
+
+def _count_calls(monkeypatch, run) -> Counter:
+    """How often `run()` lists a folder and stats a path."""
+    import sts.converters.claude_code.subagents as subagents
+
+    calls: Counter = Counter()
+
+    def counting(name, real):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(Path, "iterdir", counting("list", Path.iterdir))
+    monkeypatch.setattr(Path, "glob", counting("list", Path.glob))
+    monkeypatch.setattr(os, "scandir", counting("list", os.scandir))
+    monkeypatch.setattr(os, "listdir", counting("list", os.listdir))
+    monkeypatch.setattr(os, "lstat", counting("stat", os.lstat))
+    monkeypatch.setattr(os, "stat", counting("stat", os.stat))
+    subagents._AGENTS.clear()
+    subagents._MAINS.clear()
+    run()
+    return calls
+
+
+def test_a_folder_of_sessions_is_listed_a_fixed_number_of_times(tmp_path, monkeypatch):
+    def listings(count: int) -> int:
+        folder = tmp_path / f"project-{count}"
+        _folder_of_sessions(folder, count)
+        out = tmp_path / f"out-{count}"
+
+        def run() -> None:
+            results = sts.convert_many([folder], out, problems=lambda p: None)
+            assert [r.status for r in results] == ["ok"] * count
+
+        calls = _count_calls(monkeypatch, run)
+        assert len(list(out.iterdir())) == count
+        return calls["list"]
+
+    listings(3)  # first use: plug-in entry points looked up once per process
+    # the walk, the agent files and the main sessions of the folder: not once per file
+    assert listings(10) == listings(30) <= 6  # (Path.glob and iterdir count their scandir too)
+
+
+def test_each_session_of_a_stream_costs_a_fixed_number_of_stats(tmp_path, monkeypatch):
+    def chats(count: int) -> Path:
+        path = tmp_path / f"chats-{count}.jsonl"
+        lines = [json.dumps({"id": f"c{i}", "messages": [{"role": "user", "content": "hi"},
+                                                         {"role": "assistant", "content": "yo"}]})
+                 for i in range(count)]
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    def stats(count: int) -> int:
+        source = chats(count)
+        calls = _count_calls(monkeypatch, lambda: sts.convert_many(
+            [source], tmp_path / f"out-{count}", problems=lambda p: None))
+        return calls["stat"]
+
+    assert stats(60) - stats(30) <= 2 * 30  # an lstat for the output, a stat in atomic_output
