@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from sts.problems import Reporter, shorten
@@ -74,8 +75,16 @@ def epoch_ms(value: int | float) -> int | None:
     return int(value)
 
 
+#: Times read as ISO text already in the form `iso_from_ms` writes (JavaScript's), by their ms:
+#: writing them again reuses the text (a Codex rollout's thousands of times, say). Bounded.
+_WRITTEN_AS: dict[int, str] = {}
+_REMEMBERED = 1 << 14
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
 def iso_to_ms(text: str) -> int | None:
     """Epoch ms from an ISO-8601 string (``Z`` or an offset; naive times are taken as UTC)."""
+    original = text
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
     try:
@@ -85,12 +94,20 @@ def iso_to_ms(text: str) -> int | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     # an offset can carry a time past year 9999 or before year 1 (9999-12-31T23:59:59-14:00)
-    return epoch_ms(round(moment.timestamp() * 1000))
+    ms = epoch_ms(round(moment.timestamp() * 1000))
+    if ms is not None and _CANONICAL.fullmatch(original):
+        if len(_WRITTEN_AS) >= _REMEMBERED:
+            _WRITTEN_AS.clear()
+        _WRITTEN_AS[ms] = original
+    return ms
 
 
 def iso_from_ms(ms: int) -> str:
     """Epoch milliseconds → ISO-8601 UTC with milliseconds and ``Z``, as JavaScript writes it
     (always four year digits: ``0500-06-01T00:00:00.000Z``). Exact integer arithmetic."""
+    known = _WRITTEN_AS.get(ms)
+    if known is not None:
+        return known
     moment = _EPOCH + timedelta(milliseconds=ms)
     return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:"
             f"{moment.minute:02d}:{moment.second:02d}.{moment.microsecond // 1000:03d}Z")

@@ -114,3 +114,14 @@ def test_each_session_of_a_stream_costs_a_fixed_number_of_stats(tmp_path, monkey
         return calls["stat"]
 
     assert stats(60) - stats(30) <= 2 * 30  # an lstat for the output, a stat in atomic_output
+
+
+def test_a_time_read_as_iso_text_is_written_with_that_text():
+    from sts.timestamps import iso_from_ms, iso_to_ms
+
+    text = "2026-03-02T09:00:01.250Z"
+    ms = iso_to_ms(text)
+    assert ms is not None and iso_from_ms(ms) is text  # reused, not formatted again
+    assert iso_from_ms(ms + 1) == "2026-03-02T09:00:01.251Z"  # others are formatted
+    assert iso_to_ms("2026-03-02T09:00:01.25+00:00") == ms  # another spelling is not kept
+    assert iso_from_ms(ms) is text
