@@ -1,0 +1,273 @@
+"""The workloads of issue 18, each at two sizes, in paired rounds against an orjson floor.
+
+    python benchmarks/scale.py                  # every workload, 5 rounds
+    python benchmarks/scale.py --rounds 3 --only folder,startup
+
+- ``folder``: a folder of many 20 KB Claude Code sessions (``~/.claude/projects/<dir>``), 1000
+  and 2000 files, against the floor (orjson read+write of every line of every file, one output
+  file each) and against the same bytes as one session;
+- ``startup``: `sts convert` of a tiny sample against a plain orjson script on it;
+- ``stream``: one OpenAI JSONL of many sessions (one output file each), two sizes, against a
+  floor that also writes one file per line; the µs per session beyond the floor;
+- ``big``: one Claude Code session from ``../shared/bench/make_big_trace.py``, two sizes: time
+  against the floor and peak memory;
+- ``jobs``: the folder with ``-j 1``, ``-j 2`` and two ``-j 1`` halves side by side (the
+  ceiling).
+
+Rounds alternate the commands (A B A B ...); the tables give medians of wall time and of CPU time
+(user + system, the better figure on a loaded machine), ratios taken round by round, and peak
+memory (max RSS of the process). Nothing is asserted: it prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OUT = ROOT / "bench-out"
+SHARED_GENERATOR = ROOT.parent / "shared" / "bench" / "make_big_trace.py"
+MIB = 1024 * 1024
+#: The floor: every non-blank line parsed and written again with orjson; a folder's files and a
+#: stream's lines each to an output file of their own (as sts writes one file per session).
+FLOOR = """
+import orjson, os, sys
+source, target, per_line = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+os.makedirs(target, exist_ok=True)
+files = sorted(os.path.join(d, f) for d, _, fs in os.walk(source) for f in fs) \\
+    if os.path.isdir(source) else [source]
+for number, path in enumerate(files):
+    with open(path, "rb") as src:
+        if per_line:
+            for index, line in enumerate(src):
+                if line.strip():
+                    with open(os.path.join(target, f"{index}.jsonl"), "wb") as dst:
+                        dst.write(orjson.dumps(orjson.loads(line)) + b"\\n")
+        else:
+            with open(os.path.join(target, f"{number}.jsonl"), "wb") as dst:
+                for line in src:
+                    if line.strip():
+                        dst.write(orjson.dumps(orjson.loads(line)) + b"\\n")
+"""
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    rss_mib: float
+
+
+def measure(command: list[str]) -> Run:
+    """Wall time, CPU time and peak RSS of one process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        print(f"  ! {' '.join(command)} exited {code}", file=sys.stderr)
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def together(commands: list[list[str]]) -> Run:
+    """Commands started together; wall time until the last ends, CPU summed, largest peak."""
+    start = time.perf_counter()
+    processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for c in commands]
+    cpu = rss = 0.0
+    for process in processes:
+        _, _, usage = os.wait4(process.pid, 0)
+        cpu += usage.ru_utime + usage.ru_stime
+        rss = max(rss, usage.ru_maxrss / 1024)
+    return Run(time.perf_counter() - start, cpu, rss)
+
+
+def scratch(name: str) -> Path:
+    """An empty output folder (on a RAM disk when there is one: no writeback in the figures)."""
+    shm = Path("/dev/shm")
+    base = shm if shm.is_dir() and os.access(shm, os.W_OK) else OUT
+    path = base / f"sts-scale-{os.getpid()}" / name
+    shutil.rmtree(path, ignore_errors=True)
+    return path
+
+
+def sts(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sts", "convert", *args, "-q"]
+
+
+def floor(source: Path, target: Path, per_line: bool) -> list[str]:
+    return [sys.executable, "-c", FLOOR, str(source), str(target), "1" if per_line else "0"]
+
+
+def paired(commands: dict[str, list[str]], rounds: int, clean: list[Path] = ()) -> dict:
+    """Run the commands alternately `rounds` times; every run of each, by label."""
+    runs: dict[str, list[Run]] = {label: [] for label in commands}
+    for _ in range(rounds):
+        for label, command in commands.items():
+            for folder in clean:
+                shutil.rmtree(folder, ignore_errors=True)
+            runs[label].append(measure(command))
+    return runs
+
+
+def med(runs: list[Run], attr: str) -> float:
+    return statistics.median(getattr(r, attr) for r in runs)
+
+
+def ratio(a: list[Run], b: list[Run], attr: str) -> float:
+    """Median of the round-by-round ratios a/b."""
+    return statistics.median(getattr(x, attr) / getattr(y, attr) for x, y in zip(a, b, strict=True))
+
+
+def generate(kind: str, path: Path, *args: str) -> Path:
+    if not path.exists():
+        subprocess.run([sys.executable, str(HERE / "make_inputs.py"), kind, *args, "-o",
+                        str(path)], check=True)
+    return path
+
+
+def folder_rows(rounds: int) -> list[str]:
+    rows = ["| Claude Code folder | files | sts wall s | sts CPU s | floor CPU s | ms/file (CPU) | "
+            "beyond floor ms/file | × floor (CPU) | the same bytes as one file: CPU s, "
+            "folder ÷ it |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for count in (1000, 2000):
+        folder = generate("claude-folder", OUT / f"claude-folder-{count}", "--count", str(count))
+        size = sum(f.stat().st_size for f in folder.iterdir())
+        one = generate("claude-code", OUT / f"claude-one-{count}.jsonl", "--size-mb",
+                       f"{size / 1e6:.3f}")
+        out = scratch("folder")
+        runs = paired({"sts": sts(str(folder), "-o", f"{out}/sts/"),
+                       "floor": floor(folder, out / "floor", False),
+                       "one": sts(str(one), "-o", f"{out}/one/")}, rounds, [out])
+        cpu = med(runs["sts"], "cpu")
+        rows.append(
+            f"| {size / MIB:.0f} MiB | {count} | {med(runs['sts'], 'wall'):.2f} | {cpu:.2f} | "
+            f"{med(runs['floor'], 'cpu'):.2f} | {cpu / count * 1000:.2f} | "
+            f"{(cpu - med(runs['floor'], 'cpu')) / count * 1000:.2f} | "
+            f"{ratio(runs['sts'], runs['floor'], 'cpu'):.2f}× | "
+            f"{med(runs['one'], 'cpu'):.2f}, {ratio(runs['sts'], runs['one'], 'cpu'):.2f}× |")
+    return rows
+
+
+def startup_rows(rounds: int) -> list[str]:
+    sample = ROOT / "samples" / "hello.sts.jsonl"
+    out = scratch("startup")
+    out.mkdir(parents=True)
+    runs = paired({"sts": sts(str(sample), "-o", str(out / "sts.jsonl")),
+                   "floor": floor(sample, out / "floor", False)}, max(rounds, 15))
+    return ["| start-up, tiny sample | sts wall ms | floor wall ms | sts CPU ms | floor CPU ms | "
+            "× floor (CPU) |", "|---|---|---|---|---|---|",
+            f"| `sts convert samples/hello.sts.jsonl` | {med(runs['sts'], 'wall') * 1000:.0f} | "
+            f"{med(runs['floor'], 'wall') * 1000:.0f} | {med(runs['sts'], 'cpu') * 1000:.0f} | "
+            f"{med(runs['floor'], 'cpu') * 1000:.0f} | "
+            f"{ratio(runs['sts'], runs['floor'], 'cpu'):.2f}× |"]
+
+
+def stream_rows(rounds: int, sizes: tuple[float, float]) -> list[str]:
+    rows = ["| OpenAI JSONL | sessions | sts wall s | sts CPU s | floor CPU s | µs/session beyond "
+            "floor (CPU) | × floor (CPU) | peak RSS MiB |", "|---|---|---|---|---|---|---|---|"]
+    for size in sizes:
+        path = generate("openai", OUT / f"openai-{size:g}mb.jsonl", "--size-mb", f"{size:g}")
+        sessions = sum(1 for line in path.open("rb") if line.strip())
+        out = scratch("stream")
+        runs = paired({"sts": sts(str(path), "-o", f"{out}/sts/"),
+                       "floor": floor(path, out / "floor", True)}, rounds, [out])
+        beyond = (med(runs["sts"], "cpu") - med(runs["floor"], "cpu")) / sessions * 1e6
+        rows.append(f"| {path.stat().st_size / MIB:.0f} MiB | {sessions} | "
+                    f"{med(runs['sts'], 'wall'):.2f} | {med(runs['sts'], 'cpu'):.2f} | "
+                    f"{med(runs['floor'], 'cpu'):.2f} | {beyond:.0f} | "
+                    f"{ratio(runs['sts'], runs['floor'], 'cpu'):.2f}× | "
+                    f"{med(runs['sts'], 'rss_mib'):.1f} |")
+    return rows
+
+
+def big_rows(rounds: int, sizes: tuple[float, float]) -> list[str]:
+    rows = ["| one Claude Code session | sts wall s | sts CPU s | × floor (CPU) | peak RSS MiB | "
+            "peak ÷ input |", "|---|---|---|---|---|---|"]
+    if not SHARED_GENERATOR.exists():
+        return [f"(big: {SHARED_GENERATOR} not found)"]
+    for size in sizes:
+        path = OUT / f"claude-code-{size:g}mb.jsonl"
+        if not path.exists():
+            subprocess.run([sys.executable, str(SHARED_GENERATOR), "--format", "claude",
+                            "--size-mb", f"{size:g}", "-o", str(path)], check=True)
+        out = scratch("big")
+        runs = paired({"sts": sts(str(path), "-o", f"{out}/sts/"),
+                       "floor": floor(path, out / "floor", False)}, rounds, [out])
+        mib = path.stat().st_size / MIB
+        rss = med(runs["sts"], "rss_mib")
+        times = ratio(runs["sts"], runs["floor"], "cpu")
+        rows.append(f"| {mib:.0f} MiB | {med(runs['sts'], 'wall'):.2f} | "
+                    f"{med(runs['sts'], 'cpu'):.2f} | {times:.2f}× | {rss:.0f} | "
+                    f"{rss / mib:.2f} |")
+    return rows
+
+
+def jobs_rows(rounds: int) -> list[str]:
+    folder = generate("claude-folder", OUT / "claude-folder-2000", "--count", "2000")
+    files = sorted(str(f) for f in folder.iterdir())
+    out = scratch("jobs")
+    labels = ("-j 1", "-j 2", "2 × -j 1 side by side")
+    walls: dict[str, list[float]] = {label: [] for label in labels}
+    for _ in range(rounds):
+        for label in labels:
+            shutil.rmtree(out, ignore_errors=True)
+            if label == "-j 1":
+                walls[label].append(measure(sts(str(folder), "-o", f"{out}/")).wall)
+            elif label == "-j 2":
+                walls[label].append(measure(sts(str(folder), "-o", f"{out}/", "-j", "2")).wall)
+            else:
+                halves = [sts(*files[i::2], "-o", f"{out}/{i}/") for i in range(2)]
+                walls[label].append(together(halves).wall)
+    serial = walls["-j 1"]
+    rows = ["| 2000 Claude Code files | jobs | median wall s | speed-up over -j 1 (paired) |",
+            "|---|---|---|---|"]
+    for label in labels:
+        speed = statistics.median(s / x for s, x in zip(serial, walls[label], strict=True))
+        rows.append(f"| | {label} | {statistics.median(walls[label]):.2f} | {speed:.2f}× |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", default="", help="folder,startup,stream,big,jobs")
+    parser.add_argument("--stream-mb", default="35,70", help="the two OpenAI JSONL sizes")
+    parser.add_argument("--big-mb", default="100,200", help="the two Claude Code sizes")
+    args = parser.parse_args()
+    compileall.compile_dir(ROOT / "sts", quiet=2)  # as an installed package has it
+    OUT.mkdir(exist_ok=True)
+    only = set(filter(None, args.only.split(",")))
+    stream = tuple(float(x) for x in args.stream_mb.split(","))
+    big = tuple(float(x) for x in args.big_mb.split(","))
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    tables = {"startup": lambda: startup_rows(args.rounds),
+              "folder": lambda: folder_rows(args.rounds),
+              "stream": lambda: stream_rows(args.rounds, stream),  # type: ignore[arg-type]
+              "big": lambda: big_rows(args.rounds, big),  # type: ignore[arg-type]
+              "jobs": lambda: jobs_rows(args.rounds)}
+    try:
+        for name, rows in tables.items():
+            if only and name not in only:
+                continue
+            print()
+            for row in rows():
+                print(row, flush=True)
+    finally:
+        shutil.rmtree(scratch("x").parent, ignore_errors=True)
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
