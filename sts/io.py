@@ -92,16 +92,17 @@ def open_binary(path: Path) -> BinaryIO:
 
 
 @contextmanager
-def atomic_output(path: Path, streams: bool = True) -> Iterator[BinaryIO]:
+def atomic_output(path: Path, streams: bool = True, absent: bool = False
+                  ) -> Iterator[BinaryIO]:
     """Write to a temporary file beside `path` and rename it into place on success.
 
     A run killed half way leaves no half-written `path` (at most a hidden ``.*.tmp`` file, which
     an exception removes). A non-regular file is never replaced: a symlink is written through
     (to the file it names), and a FIFO or device is written into as a stream when `streams`,
-    else refused.
+    else refused. `absent`: the caller has just seen that nothing is at `path`.
     """
     try:
-        mode = os.stat(path).st_mode  # follows symlinks
+        mode = None if absent else os.stat(path).st_mode  # follows symlinks
     except (FileNotFoundError, NotADirectoryError):
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
@@ -139,10 +140,11 @@ def _create_temporary(path: Path) -> tuple[int, str]:
 
     (`tempfile` would do, but importing it costs more start-up time than a small conversion.)
     """
-    stem = os.fsencode(path.name)[:_TEMPORARY_STEM].decode("utf-8", "ignore")
+    folder, name = os.path.split(os.fspath(path))
+    stem = os.fsencode(name)[:_TEMPORARY_STEM].decode("utf-8", "ignore")
     while True:
         number = next(_temporary_numbers)
-        temporary = str(path.with_name(f".{stem}.{os.getpid()}-{number}.tmp"))
+        temporary = os.path.join(folder, f".{stem}.{os.getpid()}-{number}.tmp")
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temporary
         except FileExistsError:

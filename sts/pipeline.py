@@ -326,11 +326,11 @@ class Emitter:
             return
         if self.settings.resume and path.is_file():
             return  # written by an earlier run
-        self._check_destination(path)
+        absent = self._check_destination(path)
         directory = self.target.mode == "dir"
         self._redact(session, str(path))
         try:
-            with atomic_output(path, streams=not directory) as out:
+            with atomic_output(path, streams=not directory, absent=absent) as out:
                 self.writer(session, out, self.settings.harness, messages=released(session),
                             problems=self.problems)
             if self.written is not None and directory:
@@ -360,10 +360,11 @@ class Emitter:
                 path.unlink()
         self.result.sessions = 0
 
-    def _check_destination(self, path: Path) -> None:
+    def _check_destination(self, path: Path) -> bool:
         """Refuse to write over an input, or (``dir``) outside the output directory through a
         symlinked folder or file. A path where nothing is yet cannot be an input: one lstat,
-        and each folder's resolution once, for the many outputs of a batch or a stream."""
+        and each folder's resolution once, for the many outputs of a batch or a stream. True
+        when nothing is at `path`."""
         try:
             mode: int | None = os.lstat(path).st_mode
         except (FileNotFoundError, NotADirectoryError):
@@ -371,7 +372,7 @@ class Emitter:
         if mode is not None:
             refuse_overwrite(path, self.target.protected, self.resolved_dirs)
         if self.target.mode != "dir":
-            return
+            return mode is None
         link = mode is not None and S_ISLNK(mode)
         inside = None if link else self.inside.get(path.parent)
         if inside is None:
@@ -383,6 +384,7 @@ class Emitter:
             raise UsageError(
                 f"refusing to write {path}: a symlinked folder leads outside {self.target.path}"
             )
+        return mode is None
 
     def _root(self) -> Path:
         """The output directory, resolved once."""
