@@ -18,6 +18,8 @@ NOT_AT_START = (
     "importlib.metadata",  # entry points: only when no built-in converter is sure
     "ctypes",  # the allocator settings: batches, streams and big inputs only
     "hashlib",  # long output names only
+    "sqlite3",  # database inputs only (their sniffers read the header bytes)
+    "tempfile",
     "sts.redact",  # --redact only
     "sts.workers",  # -j only
     "sts.publish",

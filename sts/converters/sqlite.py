@@ -35,9 +35,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+from sts.converters.sqlite_head import (  # noqa: F401 (importable from here too)
+    COMPANION_SUFFIXES,
+    HEADER,
+    is_companion_file,
+    is_sqlite,
+    schema_mentions,
+)
 from sts.problems import Problems
 
-HEADER = b"SQLite format 3\x00"
 #: Tables no reader may ever read: they hold credentials, share secrets, account tokens.
 SECRET_TABLES = frozenset((
     "account", "account_state", "control_account", "credential", "session_share", "auth",
@@ -46,7 +52,6 @@ SECRET_TABLES = frozenset((
 BUSY_SECONDS = 2.0
 #: How many times a copy of a database that changed while it was copied is tried again.
 COPY_ATTEMPTS = 3
-COMPANION_SUFFIXES = ("-wal", "-shm", "-journal")
 
 T = TypeVar("T")
 
@@ -57,42 +62,6 @@ class DatabaseError(Exception):
     def __init__(self, code: str, text: str) -> None:
         super().__init__(text)
         self.code = code
-
-
-def is_sqlite(data: bytes) -> bool:
-    """Whether `data` (a file's head) starts with the SQLite header."""
-    return data.startswith(HEADER)
-
-
-def schema_mentions(data: bytes, *names: str) -> bool:
-    """Whether the schema text in a database's head creates every table in `names` (quoted as
-    SQLite and drizzle write them, or bare)."""
-    for name in names:
-        encoded = name.encode()
-        if not any(
-            f"CREATE TABLE {quote_char}".encode() + encoded + close in data
-            for quote_char, close in (("`", b"`"), ('"', b'"'), ("", b" "), ("", b"("),
-                                      ("IF NOT EXISTS `", b"`"), ('IF NOT EXISTS "', b'"'))
-        ):
-            return False
-    return True
-
-
-def is_companion_file(path: Path) -> bool:
-    """A database's ``-wal``, ``-shm`` or ``-journal`` file beside it: read with the database."""
-    for suffix in COMPANION_SUFFIXES:
-        if path.name.endswith(suffix):
-            main = path.with_name(path.name[: -len(suffix)])
-            return main.is_file() and _starts_with_header(main)
-    return False
-
-
-def _starts_with_header(path: Path) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(HEADER)) == HEADER
-    except OSError:
-        return False
 
 
 def wal_mode(path: Path) -> bool:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sts.converters.base import Converter, Options, Peek, ReadContext
-from sts.converters.sqlite import is_companion_file, is_sqlite, schema_mentions
+from sts.converters.sqlite_head import is_companion_file, is_sqlite, schema_mentions
 from sts.model import Session
 
 FORMAT = "opencode"
