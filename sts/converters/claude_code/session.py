@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sts.building import ReadContext, SessionBuilder, TitleRank
+from sts.converters.children import link_child
 from sts.converters.claude_code import FORMAT, HARNESS
 from sts.converters.claude_code.messages import TASK_TOOLS, ThreadReader, typed_texts
 from sts.converters.claude_code.records import Line, Transcript, read_transcript
@@ -76,13 +76,12 @@ def _add_children(
     session: Session, transcript: Transcript, reader: ThreadReader, problems: Problems,
     path: Path | None,
 ) -> None:
-    links: list[dict[str, Any]] = []
     prompts = list(reader.task_prompts)
     for number, group in enumerate(inline_sidechains(transcript.entries), 1):
         call_id = _claim_prompt(prompts, group[0])
         child = _child(transcript, group, ReadContext(problems, path), f"sidechain-{number}",
                        group[0].uuid or f"sidechain-{number}")
-        _link(session, child, call_id, None, links)
+        link_child(session, child, None, call_id)
     if path is not None:
         calls = {agent: call for call, agent in transcript.progress_agents.items()}
         calls.update(reader.agent_calls)
@@ -100,9 +99,7 @@ def _add_children(
             child = _child(child_transcript, child_transcript.entries,
                            ReadContext(child_problems, agent_file), f"agent-{agent_id}", agent_id)
             call_id = calls.get(agent_id) or meta_tool_use_id(agent_file)
-            _link(session, child, call_id, agent_id, links)
-    if links:
-        session.metadata["subagentLinks"] = links
+            link_child(session, child, agent_id, call_id)
     _describe(session)
 
 
@@ -113,22 +110,6 @@ def _child(
     builder.offer_id(child_id)
     ThreadReader(builder).build(main_thread(entries, context.problems), [], set())
     return builder.finish()
-
-
-def _link(
-    session: Session, child: Session, call_id: str | None, agent_id: str | None,
-    links: list[dict[str, Any]],
-) -> None:
-    child.metadata["parentSessionId"] = session.id
-    link: dict[str, Any] = {"key": child.key, "sessionId": child.id}
-    if agent_id is not None:
-        child.metadata["agentId"] = agent_id
-        link["agentId"] = agent_id
-    if call_id is not None:
-        child.metadata["parentToolCallId"] = call_id
-        link["toolCallId"] = call_id
-    links.append(link)
-    session.children.append(child)
 
 
 def _describe(session: Session) -> None:
