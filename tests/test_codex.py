@@ -170,6 +170,8 @@ def test_legacy_jsonl_without_envelope():
     assert session.id == "5973b6c0-94b8-487b-a530-2aeb6098ae0e"
     assert session.metadata["codexFormat"] == "legacy"
     assert session.git["branch"] == "dev"
+    assert session.cwd == "/tmp/x"  # no header cwd: the one its environment context told
+    assert read_case("legacy_no_envelope.jsonl", drop_injected=True)[0].cwd == "/tmp/x"
     assert roles(session) == [
         ("system", "system_prompt"), ("system", "injected_context"), ("user", None),
         ("assistant", None), ("tool", None), ("assistant", None), ("tool", None),

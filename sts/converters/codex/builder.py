@@ -46,7 +46,7 @@ from sts.building.content import openai_parts, texts_of
 from sts.converters.base import ReadContext
 from sts.converters.codex import CodexConverter
 from sts.converters.codex import parts as P
-from sts.converters.codex.context import is_injected, user_instructions
+from sts.converters.codex.context import environment_cwd, is_injected, user_instructions
 from sts.model import (
     ImagePart,
     Message,
@@ -276,6 +276,9 @@ class Rollout:
         self, content: list[Part], injected: bool, ts: int | None, payload: dict[str, Any]
     ) -> None:
         if injected:
+            if self.cwd is None:  # what the model was told (legacy rollouts name it nowhere else)
+                self.cwd = next(filter(None, (environment_cwd(p.text) for p in content
+                                              if type(p) is TextPart)), None)
             if not self.drop_injected:
                 self._append(Message("system", content, timestamp=ts,
                                      kind=MessageKind.INJECTED_CONTEXT))

@@ -10,6 +10,8 @@ cost one character test.
 
 from __future__ import annotations
 
+import re
+
 # (open marker, close marker), lower case.
 MARKERS: tuple[tuple[str, str], ...] = (
     ("<environment_context>", "</environment_context>"),
@@ -47,3 +49,14 @@ def user_instructions(text: str) -> str | None:
     if trimmed[: len(open_)].lower() != open_ or trimmed[-len(close):].lower() != close:
         return None
     return trimmed[len(open_): -len(close)].strip()
+
+
+_CWD = re.compile(r"<cwd>\s*(.*?)\s*</cwd>", re.DOTALL)
+
+
+def environment_cwd(text: str) -> str | None:
+    """The ``<cwd>`` an ``<environment_context>`` fragment tells the model, if any."""
+    if "<cwd>" not in text or "<environment_context>" not in text[:64].lower():
+        return None
+    match = _CWD.search(text)
+    return match.group(1) or None if match else None
