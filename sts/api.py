@@ -27,6 +27,7 @@ from sts.pipeline import (
     unknown_format_text,
 )
 from sts.problems import Policy, Problem, Problems, print_to_stderr
+from sts.undated import InputTime
 from sts.validation import validate_bytes
 from sts.writers import WRITERS
 
@@ -76,7 +77,8 @@ def _read(
             raise ValueError(f"{name}: {unknown_format_text(name, 'format=NAME')}")
         context = ReadContext(report, path, converter.Options.of(options))
         found = False
-        for session, _ in one_behind(converter.read(stream, context), report):
+        undated = InputTime.of(path)
+        for session, _ in one_behind(converter.read(stream, context), report, undated):
             found = True
             yield session
         if not found and report.error_count == 0:  # as the command says: never gone silently

@@ -112,6 +112,8 @@ _CODES = (
     Code("bad-timestamp", W, E,
          "a timestamp that is not a time (reading: left out; validating: wrong type or unit)"),
     Code("implausible-timestamp", None, W, "a timestamp outside the years 2000-2100"),
+    Code("no-timestamp", None, E, "a Pi header, entry or message without the time pi's types "
+         "require (ISO on the header and entries, epoch ms on messages)"),
     Code("timestamp-in-seconds", W, E,
          "a time in epoch seconds where milliseconds are due (a viewer would show 1970); "
          "reading STS, it is scaled"),

@@ -289,6 +289,25 @@ class Message:
         return texts[0] if len(texts) == 1 else "\n\n".join(texts)
 
 
+@dataclass(frozen=True, slots=True)
+class FallbackTime:
+    """The time a session with no recorded time at all is given where a target needs one (pi's
+    types want a time on the header, every entry and every message): never a recorded time.
+
+    `ms` is epoch milliseconds; `origin` says where it came from: `INPUT_MTIME` (the input
+    file's modification time) or `CONVERSION_TIME` (the time of conversion: stdin, a stream,
+    bytes). Pi output names the origin in its header so that nobody takes it for a record.
+    """
+
+    ms: int
+    origin: str
+
+
+#: `FallbackTime.origin` values.
+INPUT_MTIME = "input-file-mtime"
+CONVERSION_TIME = "conversion-time"
+
+
 @dataclass(slots=True)
 class Session:
     """One conversation.
@@ -297,7 +316,8 @@ class Session:
     default); writers use it unless the caller overrides it. `key` is a short name unique within
     the input (set when one input yields several sessions, and on sub-agents), used to name output
     files. `children` are sub-agent sessions; `metadata` is free source metadata that goes to the
-    output header.
+    output header. `fallback_time` is set (by the driver, or read from a Pi header that names
+    one) only on a session none of whose times was recorded.
     """
 
     id: str
@@ -312,3 +332,4 @@ class Session:
     metadata: dict[str, Any] = field(default_factory=dict)
     children: list[Session] = field(default_factory=list)
     key: str | None = None
+    fallback_time: FallbackTime | None = None

@@ -29,6 +29,7 @@ from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Message, Session
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems
+from sts.undated import InputTime
 from sts.writers import WRITERS
 
 if TYPE_CHECKING:  # imported when used: a run without --redact or -j starts without them
@@ -158,10 +159,12 @@ def _report_quietly(problems: Problems, code: str, text: str) -> None:
 def _convert(
     job: Job, target: Target, settings: Settings, problems: Problems, result: JobResult
 ) -> None:
+    undated = InputTime.of(job.source)
     if job.url is not None:
-        from sts.store import open_input
+        from sts.store import open_input, url_time
 
         peek, stream = peek_stream(open_input(job.url), job.rel.name)
+        undated = InputTime(partial(url_time, job.url))
     elif job.source is None:
         if sys.stdin is None:
             raise OSError(errno.EBADF, "standard input is closed")
@@ -181,7 +184,7 @@ def _convert(
         context = ReadContext(problems, job.source, converter.Options.of(options))
         emitter = Emitter(job, target, settings, problems, result)
         try:
-            for session, last in one_behind(converter.read(stream, context), problems):
+            for session, last in one_behind(converter.read(stream, context), problems, undated):
                 emitter.add(session, last)
             emitter.finish()
         except ConversionFailed:
@@ -488,16 +491,22 @@ def output_path(directory: Path, rel: Path, suffix: str | None = None) -> Path:
     return directory / rel.parent / f"{stem}{OUTPUT_SUFFIX}"
 
 
-def one_behind(sessions: Iterable[Session], problems: Problems) -> Iterator[tuple[Session, bool]]:
+def one_behind(
+    sessions: Iterable[Session], problems: Problems, undated: InputTime | None = None
+) -> Iterator[tuple[Session, bool]]:
     """Each session a converter yields, with whether it is the last, held back until the next
     one has been read: raw lines kept under ``--on-error keep`` reach the header of the session
     whose reading reported them, and a caller knows before writing the first whether there are
     several. The one place that starts the spill store's count afresh (`sts.spill.reset`): at
-    the start, and once the caller has had each session."""
+    the start, and once the caller has had each session; and the one place a session without
+    any recorded time gets its input's fallback time (`undated`; default: the time of
+    conversion, see `sts.undated`)."""
     spill.reset()
+    undated = undated or InputTime()
     pending: Session | None = None
     for session in sessions:
         keep_raw_lines(session, problems)
+        undated.date(session)
         if pending is not None:
             yield pending, False
             spill.reset()

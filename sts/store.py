@@ -11,11 +11,14 @@ re-run with ``resume`` passes over outputs that exist.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from sts.model import FallbackTime
 
 #: Schemes read as local paths (the ordinary pipeline: companions, symlink checks, renames).
 LOCAL_SCHEMES = ("file://", "local://")
@@ -48,6 +51,22 @@ def _fsspec() -> Any:
 def open_input(url: str) -> BinaryIO:
     """The object at `url`, opened for streamed binary reading."""
     return _fsspec().open(url, "rb").open()
+
+
+def url_time(url: str) -> FallbackTime:
+    """The modification time the store gives for the object at `url` (the fallback time of its
+    sessions that recorded none, `sts.undated`); the time of conversion when it gives none."""
+    from sts.model import INPUT_MTIME, FallbackTime
+    from sts.undated import conversion_time
+
+    try:
+        fs, path = _fsspec().core.url_to_fs(url)
+        modified = fs.modified(path)
+    except Exception:  # many stores have no modified(): any failure means "none"
+        return conversion_time()
+    if modified.tzinfo is None:
+        modified = modified.replace(tzinfo=UTC)
+    return FallbackTime(int(modified.timestamp() * 1000), INPUT_MTIME)
 
 
 def list_inputs(url: str) -> list[tuple[str, PurePosixPath]]:

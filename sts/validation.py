@@ -204,8 +204,12 @@ class _Checker:
                      f"migrates it when it opens it; convert it first (sts convert {self.name} "
                      "--to pi)")
             return
-        if "timestamp" in header and not self.iso(header["timestamp"]):
+        if "timestamp" not in header:
+            self.add(line, "no-timestamp", "header has no timestamp (the session's start)")
+        elif not self.iso(header["timestamp"]):
             self.add(line, "bad-timestamp", "header timestamp must be an ISO-8601 string")
+        if type(header.get("cwd")) is not str:
+            self.add(line, "bad-header", 'header needs a string "cwd" ("" when unknown)')
         if "harness" not in header:
             self.add(line, "no-harness", "no harness field: the Hub will not know the harness")
         elif type(header["harness"]) is not str:
@@ -225,7 +229,9 @@ class _Checker:
                 self.add(line, "broken-chain", "entry has no parentId (null for a root)")
             elif parent is not None and (type(parent) is not str or parent not in seen):
                 self.add(line, "broken-chain", f"parentId {parent!r} is not an earlier entry")
-            if "timestamp" in entry and not self.iso(entry["timestamp"]):
+            if "timestamp" not in entry:
+                self.add(line, "no-timestamp", "entry has no timestamp")
+            elif not self.iso(entry["timestamp"]):
                 self.add(line, "bad-timestamp", "entry timestamp must be an ISO-8601 string")
             if type(entry_id) is str:
                 seen.add(entry_id)
@@ -264,7 +270,9 @@ class _Checker:
         if type(role) is not str or role not in PI_ROLES:
             self.add(line, "unknown-role", f"unknown role {role!r}")
             return
-        if "timestamp" in message:
+        if "timestamp" not in message:
+            self.add(line, "no-timestamp", "message has no timestamp")
+        else:
             self.check_ms(line, message["timestamp"])
         content = message.get("content")
         if role == "assistant":

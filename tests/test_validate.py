@@ -191,9 +191,12 @@ PI_HEADER = {"type": "session", "version": 3, "id": "p1", "timestamp": "2026-03-
              "cwd": "/p", "harness": "my-agent"}
 
 
+ENTRY_TIME = "2026-03-02T09:14:31.322Z"
+
+
 def entry(entry_id, parent, **fields) -> dict:
-    return {"type": "message", "id": entry_id, "parentId": parent,
-            "timestamp": "2026-03-02T09:14:31.322Z", **fields}
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": ENTRY_TIME,
+            **fields}
 
 
 def user(text="hi") -> dict:
@@ -208,22 +211,23 @@ def assistant(*blocks, **fields) -> dict:
 
 def result(call_id="c1", **fields) -> dict:
     return {"role": "toolResult", "toolCallId": call_id, "toolName": "f",
-            "content": [{"type": "text", "text": "ok"}], "isError": False, **fields}
+            "content": [{"type": "text", "text": "ok"}], "isError": False,
+            "timestamp": 1772442871700, **fields}
 
 
 TOOL_CALL = {"type": "toolCall", "id": "c1", "name": "f", "arguments": {"a": 1}}
 
 GOOD_PI = jsonl(
     PI_HEADER,
-    {"type": "session_info", "id": "i0", "parentId": None, "name": "x"},
+    {"type": "session_info", "id": "i0", "parentId": None, "timestamp": ENTRY_TIME, "name": "x"},
     entry("a1", "i0", message=user()),
     entry("a2", "a1", message=assistant({"type": "thinking", "thinking": "hm"}, TOOL_CALL,
                                         stopReason="toolUse")),
     entry("a3", "a2", message=result()),
-    {"type": "compaction", "id": "a4", "parentId": "a3", "summary": "s",
+    {"type": "compaction", "id": "a4", "parentId": "a3", "timestamp": ENTRY_TIME, "summary": "s",
      "firstKeptEntryId": "a1", "tokensBefore": 10},
-    {"type": "custom_message", "id": "a5", "parentId": "a4", "customType": "system",
-     "content": "sys", "display": True},
+    {"type": "custom_message", "id": "a5", "parentId": "a4", "timestamp": ENTRY_TIME,
+     "customType": "system", "content": "sys", "display": True},
     entry("a6", "a5", message=assistant({"type": "text", "text": "done"})),
 )
 
@@ -242,7 +246,7 @@ def test_a_faithful_pi_file_is_valid():
         ([{k: v for k, v in PI_HEADER.items() if k != "version"}], [(1, "bad-version")]),
         ([{**PI_HEADER, "timestamp": 1772442871318}], [(1, "bad-timestamp")]),
         ([{**PI_HEADER, "harness": 3}], [(1, "bad-header")]),
-        ([PI_HEADER, {"id": "a", "parentId": None}], [(2, "bad-entry")]),
+        ([PI_HEADER, {"id": "a", "parentId": None, "timestamp": ENTRY_TIME}], [(2, "bad-entry")]),
         ([PI_HEADER, entry(None, None, message=user())], [(2, "bad-entry")]),
         ([PI_HEADER, entry("a", None, message=user()), entry("a", "a", message=user())],
          [(3, "duplicate-id")]),
@@ -263,15 +267,15 @@ def test_a_faithful_pi_file_is_valid():
          [(2, "unknown-role")]),
         ([PI_HEADER, entry("a", None, message={"role": {"x": 1}, "content": "x"})],
          [(2, "unknown-role")]),
-        ([PI_HEADER, entry("a", None, message={"role": "user", "content": {"text": "x"}})],
+        ([PI_HEADER, entry("a", None, message={**user(), "content": {"text": "x"}})],
          [(2, "bad-content")]),
-        ([PI_HEADER, entry("a", None, message={"role": "user",
+        ([PI_HEADER, entry("a", None, message={**user(),
                                                "content": [{"type": "audio"}]})],
          [(2, "bad-block")]),
-        ([PI_HEADER, entry("a", None, message={"role": "user",
+        ([PI_HEADER, entry("a", None, message={**user(),
                                                "content": [{"type": "text", "text": 3}]})],
          [(2, "bad-block")]),
-        ([PI_HEADER, entry("a", None, message={"role": "user",
+        ([PI_HEADER, entry("a", None, message={**user(),
                                                "content": [{"type": "image", "data": "x"}]})],
          [(2, "bad-block")]),
         ([PI_HEADER, entry("a", None, message={**assistant(), "content": "text"})],
@@ -301,12 +305,24 @@ def test_a_faithful_pi_file_is_valid():
           entry("b", "a", message=result(content="ok"))], [(3, "bad-content")]),
         ([PI_HEADER, entry("b", None, message=result(toolCallId=["c1"]))],
          [(2, "bad-tool-result")]),
-        ([PI_HEADER, {"type": "compaction", "id": "a", "parentId": None, "summary": None,
-                      "firstKeptEntryId": "a"}], [(2, "bad-compaction")]),
-        ([PI_HEADER, {"type": "compaction", "id": "a", "parentId": None, "summary": ""}],
-         [(2, "bad-compaction")]),
-        ([PI_HEADER, {"type": "custom_message", "id": "a", "parentId": None, "content": None}],
-         [(2, "bad-content")]),
+        ([PI_HEADER, {"type": "compaction", "id": "a", "parentId": None, "timestamp": ENTRY_TIME,
+                      "summary": None, "firstKeptEntryId": "a"}], [(2, "bad-compaction")]),
+        ([PI_HEADER, {"type": "compaction", "id": "a", "parentId": None, "timestamp": ENTRY_TIME,
+                      "summary": ""}], [(2, "bad-compaction")]),
+        ([PI_HEADER, {"type": "custom_message", "id": "a", "parentId": None,
+                      "timestamp": ENTRY_TIME, "content": None}], [(2, "bad-content")]),
+        # what pi's types require and tools that list, sort or continue sessions read
+        ([{k: v for k, v in PI_HEADER.items() if k != "timestamp"}], [(1, "no-timestamp")]),
+        ([{k: v for k, v in PI_HEADER.items() if k != "cwd"}], [(1, "bad-header")]),
+        ([{**PI_HEADER, "cwd": None}], [(1, "bad-header")]),
+        ([PI_HEADER, {k: v for k, v in entry("a", None, message=user()).items()
+                      if k != "timestamp"}], [(2, "no-timestamp")]),
+        ([PI_HEADER, {"type": "session_info", "id": "a", "parentId": None, "name": "x"}],
+         [(2, "no-timestamp")]),
+        ([PI_HEADER, entry("a", None, message={"role": "user", "content": "hi"})],
+         [(2, "no-timestamp")]),
+        ([PI_HEADER, entry("a", None, message={k: v for k, v in assistant().items()
+                                               if k != "timestamp"})], [(2, "no-timestamp")]),
     ],
 )
 def test_pi_defects(lines, expected):

@@ -47,6 +47,7 @@ from sts.publish.shape import stats
 from sts.redact import Finding, RedactionConfig, Redactor, redact_session
 from sts.redact.report import write_report
 from sts.redact.walk import locate
+from sts.undated import InputTime
 from sts.writers import WRITERS
 
 DATA = "data"
@@ -186,7 +187,8 @@ class _Publisher:
                 problems, path, {"subagents": self.options.subagents, **self.options.options}
             )
             try:
-                for session, _ in one_behind(converter.read(stream, context), problems):
+                sessions = converter.read(stream, context)
+                for session, _ in one_behind(sessions, problems, InputTime.of(path)):
                     self.add(session, display, None)
             except Exception as exc:  # a converter bug: report it, publish the rest
                 problems.error(None, "internal-error", f"{type(exc).__name__}: {exc}")

@@ -17,7 +17,8 @@ from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importa
 
 _OPTIONS = orjson.OPT_APPEND_NEWLINE
 RESERVED_HEADER_KEYS = frozenset(
-    ("type", "harness", "id", "name", "version", "timestamp", "cwd", "parentSession", "metadata")
+    ("type", "harness", "id", "name", "version", "timestamp", "cwd", "parentSession", "metadata",
+     "timestampFallback")
 )
 
 

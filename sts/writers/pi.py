@@ -15,9 +15,16 @@ is the leaf. Documented choices where the session does not say:
   ``custom_message`` entry with its ``customType``;
 - images without inline data and other media become text placeholders;
 - entry ids are the source's message ids when unique, else ``00000001``, ``00000002``, ...;
+- the header always has ``cwd`` (the session's, else ``""``) and an ISO ``timestamp`` (the
+  session's start, else its first message time);
 - an entry's ISO ``timestamp`` and a message's numeric one (pi's types require both) are its
-  message's time, else the latest earlier known time, so times never go back; before any time
-  is known (a source without times) they are left out.
+  message's time, else the latest earlier one (before the first, the header's), so a filled
+  time never goes back from the entry before it;
+- a session with no recorded time at all gets its `FallbackTime` (the input file's
+  modification time, or the time of conversion; `sts.undated`) everywhere, and the header
+  names its origin in ``timestampFallback`` so that nobody takes it for a recorded time; a
+  session read back from such a file keeps it as its start, also when pi has added turns
+  with times of their own since.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from sts.model import (
 )
 from sts.problems import Problems
 from sts.timestamps import iso_from_ms
+from sts.undated import HEADER_FIELD, conversion_time
 from sts.writers.common import (
     Dropped,
     dump_line,
@@ -90,7 +98,13 @@ class PiEntries:
         self.used_ids: set[str] = set()
         self.counter = 0
         self.parent: str | None = None
-        self.last_time: int | None = session_start(session)
+        self.fallback = session.fallback_time if session.started_at is None else None
+        start = self.fallback.ms if self.fallback is not None else session_start(session)
+        if start is None:  # a session built by hand, no driver set its input's time
+            self.fallback = conversion_time()
+            start = self.fallback.ms
+        self.start: int = start
+        self.last_time: int = start
         self.call_names: dict[str, str] = {}
 
     def head(self) -> Iterator[bytes]:
@@ -104,12 +118,13 @@ class PiEntries:
         return dump_line(self.message_entry(message))
 
     def header(self) -> dict[str, Any]:
-        header: dict[str, Any] = {"type": "session", "version": 3, "id": self.session.id}
-        start = session_start(self.session)
-        if start is not None:
-            header["timestamp"] = iso_from_ms(start)
-        if self.session.cwd:
-            header["cwd"] = self.session.cwd
+        header: dict[str, Any] = {
+            "type": "session", "version": 3, "id": self.session.id,
+            "timestamp": iso_from_ms(self.start),
+        }
+        if self.fallback is not None:
+            header[HEADER_FIELD] = self.fallback.origin
+        header["cwd"] = self.session.cwd or ""
         header["harness"] = self.harness
         extra = header_metadata(self.session)
         extra.pop("cwd", None)
@@ -132,8 +147,7 @@ class PiEntries:
         entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": self.parent}
         if message is not None and message.timestamp is not None:
             self.last_time = message.timestamp
-        if self.last_time is not None:
-            entry["timestamp"] = iso_from_ms(self.last_time)
+        entry["timestamp"] = iso_from_ms(self.last_time)
         entry.update(fields)
         self.parent = entry_id
         return entry
@@ -199,10 +213,8 @@ class PiEntries:
 
     def stamp(self, body: dict[str, Any], message: Message) -> None:
         """The message's numeric ``timestamp`` pi's types require: its own time, else the
-        latest earlier one (the entry's), so times never go back; none before any is known."""
-        time = message.timestamp if message.timestamp is not None else self.last_time
-        if time is not None:
-            body["timestamp"] = time
+        latest earlier one (the entry's)."""
+        body["timestamp"] = message.timestamp if message.timestamp is not None else self.last_time
 
     def system_entry(self, message: Message) -> dict[str, Any]:
         text = message.text

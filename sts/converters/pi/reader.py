@@ -35,7 +35,8 @@ from sts.timestamps import stated_ms, to_ms
 # Header keys with a model field, or that our own writers add (not copied into metadata).
 HEADER_KEYS = frozenset(
     ("type", "id", "version", "timestamp", "cwd", "harness", "provider", "modelId",
-     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git")
+     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git",
+     "timestampFallback")
 )
 
 
@@ -93,7 +94,8 @@ def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
         problems.error(lineno, "no-header", "line before the Pi session header skipped")
     if pi_file is None:
         return None
-    converter = EntryConverter(pi_file.is_tree)
+    fallback = pi_file.fallback_time
+    converter = EntryConverter(pi_file.is_tree, fallback.ms if fallback is not None else None)
     entries = pi_file.entries
     for lineno, record in records:
         kind = record.get("type")
@@ -108,10 +110,14 @@ def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
 
 
 class EntryConverter:
-    """Turns one raw entry into an `ConvertedEntry`, independently of the entries before it."""
+    """Turns one raw entry into an `ConvertedEntry`, independently of the entries before it.
 
-    def __init__(self, tree: bool) -> None:
+    In a file whose header names a fallback time (`sts.undated`), a time equal to it was not
+    recorded: it is left out (a later time, of a turn pi added since, is kept)."""
+
+    def __init__(self, tree: bool, fallback_ms: int | None = None) -> None:
         self.tree = tree
+        self.fallback_ms = fallback_ms
         self.log = ProblemLog()
         self.reader = EntryReader(self.log)
 
@@ -147,6 +153,11 @@ class EntryConverter:
         elif kind not in SILENT_ENTRIES:
             self.log.unknown_type(lineno, f"entry type {kind!r}")
         entry.notes = self.log.take()
+        message = entry.message
+        if message is not None and self.fallback_ms is not None and (
+            message.timestamp == self.fallback_ms
+        ):
+            message.timestamp = None
         return entry
 
     @staticmethod
@@ -280,6 +291,7 @@ class Branches:
         builder.title(self.file.name)
         session = builder.session
         session.cwd = text_or_none(header.get("cwd"))
+        session.fallback_time = self.file.fallback_time
         session.git = header["git"] if type(header.get("git")) is dict else None
         if "harness" in header:  # a converter wrote it: its own source facts, never pi's
             session.source_format = text_or_none(header.get("source"))
@@ -287,7 +299,8 @@ class Branches:
             session.started_at = stated_ms(header.get("startedAt"), self.problems, 1, "startedAt")
         else:
             session.source_version = str(header.get("version", 1))
-            session.started_at = to_ms(header.get("timestamp"))
+            if session.fallback_time is None:
+                session.started_at = to_ms(header.get("timestamp"))
         session.metadata = header_metadata(header)
         self.walk(path)
         entries = self.entries

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sts.model import FallbackTime
 from sts.problems import Problems
+from sts.undated import header_fallback
 
 
 @dataclass(slots=True)
@@ -40,6 +42,11 @@ class PiFile:
         """``header.version`` as pi reads it (missing → 1)."""
         version = self.header.get("version")
         return version if type(version) is int else 1
+
+    @property
+    def fallback_time(self) -> FallbackTime | None:
+        """The fallback time the header names (`sts.undated`): a time nothing recorded."""
+        return header_fallback(self.header)
 
     @property
     def is_tree(self) -> bool:
