@@ -99,6 +99,25 @@ def test_a_cluster_run_writes_what_a_local_run_writes(inputs, tmp_path, client):
         assert_valid(path.read_bytes(), "sts")
 
 
+def test_a_worker_dates_an_input_without_times_by_its_file(tmp_path, client):
+    """Pi output of a source that recorded no time: the worker takes the time of the file its
+    job names (issue 13), not the time it ran, as a local run does."""
+    source = tmp_path / "in" / "chat.jsonl"
+    source.parent.mkdir()
+    shutil.copy(CASES / "openai" / "chat-without-times.jsonl", source)
+    os.utime(source, ns=(1772442845112_000_000, 1772442845112_000_000))
+    results = sts.convert_many([source], tmp_path / "out", to="pi", client=client)
+    assert [r.status for r in results] == ["ok"]
+    outputs = sorted((tmp_path / "out").rglob("*.jsonl"))
+    assert len(outputs) == 2
+    for path in outputs:
+        data = path.read_bytes()
+        assert_valid(data, "pi")
+        assert data.startswith(b'{"type":"session","version":3,"id":"chat-L')
+        assert b'"timestamp":"2026-03-02T09:14:05.112Z","timestampFallback":"input-file-mtime"' \
+            in data.split(b"\n")[0]
+
+
 def test_a_rerun_on_the_cluster_skips_what_is_written(inputs, tmp_path, client):
     out = tmp_path / "out"
     sts.convert_many([inputs], out, client=client, problems=lambda p: None)
