@@ -77,6 +77,12 @@ def test_the_card_selects_the_traces_only(tmp_path):
     assert "| harness | sessions | sub-agents | messages | tool calls | first | last |" in body
     row = next(line for line in body.splitlines() if line.startswith("| claude-code |"))
     assert row.split(" | ")[1:3] == ["1", "1"]
+    assert row.split(" | ")[5] == "2026-02-11"  # its first recorded time
+    # an OpenAI messages array records no time: its Pi times are the file's, marked, no dates
+    (chat,) = [f for f in manifest(out)["files"] if f["harness"] == "openai"]
+    assert chat["timestampFallback"] == "input-file-mtime" and chat["firstUserAt"]
+    row = next(line for line in body.splitlines() if line.startswith("| openai |"))
+    assert row.split(" | ")[5:] == ["", " |"]
 
 
 def test_names_and_traces_are_stable(tmp_path):

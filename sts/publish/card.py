@@ -71,7 +71,8 @@ def _rows(files: list[dict[str, Any]]) -> list[str]:
     rows = []
     for harness in sorted(groups):
         group = groups[harness]
-        times = sorted(t for t in (e["firstUserAt"] for e in group) if t)
+        times = sorted(e["firstUserAt"] for e in group
+                       if e["firstUserAt"] and "timestampFallback" not in e)
         rows.append(
             f"| {harness} | {sum(e['parent'] is None for e in group)} "
             f"| {sum(e['parent'] is not None for e in group)} "

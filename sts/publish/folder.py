@@ -225,6 +225,8 @@ class _Publisher:
             "bytes": len(data),
             "warnings": [],
         }
+        if facts["timestampFallback"] is not None:  # its times are no record: no dates from it
+            entry["timestampFallback"] = facts["timestampFallback"]
         if facts["shapeProblem"] is not None:
             entry["reason"] = facts["shapeProblem"]
             self.result.left_out.append(entry)

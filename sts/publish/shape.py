@@ -15,12 +15,14 @@ from typing import Any
 
 import orjson
 
+from sts.undated import HEADER_FIELD
 from sts.writers.common import iso_from_ms
 
 
 def stats(data: bytes) -> dict[str, Any]:
     """Counts of one written STS or Pi file: messages, user messages, tool calls, the first
-    user message's time (ISO), and `shapeProblem` (why the loader would not see one trace)."""
+    user message's time (ISO), `timestampFallback` (a Pi header's: its times were recorded by
+    no one, `sts.undated`) and `shapeProblem` (why the loader would not see one trace)."""
     lines = [orjson.loads(line) for line in data.splitlines() if line.strip()]
     target = "pi" if lines and lines[0].get("version") is not None else "sts"
     messages = 0
@@ -46,6 +48,7 @@ def stats(data: bytes) -> dict[str, Any]:
         "userMessages": users,
         "toolCalls": calls,
         "firstUserAt": first_user,
+        "timestampFallback": lines[0].get(HEADER_FIELD) if target == "pi" else None,
         "shapeProblem": shape_problem(shapes),
     }
 
