@@ -26,6 +26,8 @@ def to_ms(value: object) -> int | None:
             return None
         return epoch_ms(round(value * 1000) if abs(value) < _SECONDS_LIMIT else value)
     if type(value) is str and value:
+        if value[4:5] == "-" and value[:4].isdigit():  # a date: no number, skip float()'s raise
+            return iso_to_ms(value.rstrip())
         text = value.strip()
         try:
             return to_ms(float(text))

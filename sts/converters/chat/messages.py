@@ -24,7 +24,7 @@ from sts.building.vocabulary import stop_reason
 from sts.converters.chat.hermes import split_think
 from sts.model import Message, MessageKind, Part, Role, TextPart, ThinkingPart, ToolCall
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 ROLE_MAP: dict[str, Role] = {
     "system": "system",
@@ -73,7 +73,7 @@ class ChatBuilder(SessionBuilder):
         message = Message(role=role, content=content)
         if source_role == "developer":
             message.kind = MessageKind.DEVELOPER
-        self.common_fields(message, data)
+        self.common_fields(message, data, line)
         if role == "assistant":
             self.assistant_fields(message, data, line)
         elif role == "tool":
@@ -86,14 +86,14 @@ class ChatBuilder(SessionBuilder):
             message.extras["name"] = data["name"]
         return self.add(message)
 
-    def common_fields(self, message: Message, data: dict[str, Any]) -> None:
+    def common_fields(self, message: Message, data: dict[str, Any], line: int | None) -> None:
         """Id, time and model of a message, when the source gives them."""
         source_id = data.get("id")
         if type(source_id) is str or type(source_id) is int:
             message.id = str(source_id)
         for key in TIME_KEYS:
             if key in data:
-                message.timestamp = to_ms(data[key])
+                message.timestamp = checked_ms(data[key], self.problems, line, key)
                 break
 
     def assistant_fields(self, message: Message, data: dict[str, Any], line: int | None) -> None:

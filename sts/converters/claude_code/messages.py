@@ -31,7 +31,7 @@ from sts.model import (
     Usage,
 )
 from sts.spill import StoredText
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 PROVIDER = "anthropic"
 API = "anthropic-messages"
@@ -73,14 +73,16 @@ class ThreadReader:
         for item in queued:
             if item.text.strip() not in typed:
                 message = Message("user", [TextPart(item.text)], kind=MessageKind.QUEUED,
-                                  timestamp=to_ms(item.timestamp))
+                                  timestamp=checked_ms(item.timestamp, self.problems, item.line,
+                                                       "timestamp"))
                 self.items.append((item.index, message))
         self.items.sort(key=_first)
         self.builder.session.messages = place_results([message for _, message in self.items])
 
     def add(self, entry: Line, message: Message) -> None:
         if message.timestamp is None:
-            message.timestamp = to_ms(entry.record.get("timestamp"))
+            message.timestamp = checked_ms(entry.record.get("timestamp"), self.problems,
+                                           entry.line, "timestamp")
         if message.id is None:
             message.id = entry.uuid
         self.items.append((entry.index, message))

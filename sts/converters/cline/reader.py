@@ -57,7 +57,7 @@ from sts.converters.cline.timeline import (
 from sts.lines import loads_document
 from sts.model import Message, MessageKind, Part, Session, TextPart, ThinkingPart
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 #: Extension folder → harness id (see the package docstring for Roo Code).
 PRODUCTS = {
@@ -97,8 +97,8 @@ class TaskReader:
         self.roles = [m.get("role") if type(m) is dict else None for m in history]
         companions = load_companions(context.path, self.problems)
         self.ui: list[Any] = companions.get("ui_messages.json") or []
-        self.timeline: Timeline = build_timeline(self.ui, self.roles)
-        self.timeline.models = model_usage(companions.get("task_metadata.json"))
+        self.timeline: Timeline = build_timeline(self.ui, self.roles, self.problems)
+        self.timeline.models = model_usage(companions.get("task_metadata.json"), self.problems)
         self.builder = SessionBuilder(context, ClineConverter.name, product(context.path),
                                       title_from_prompt=True)
         self.session = self.builder.session
@@ -139,7 +139,7 @@ class TaskReader:
     # -- user turns ------------------------------------------------------------------------
 
     def user(self, index: int, data: dict[str, Any]) -> None:
-        ts = to_ms(data.get("ts"))
+        ts = checked_ms(data.get("ts"), self.problems, None, f"message {index} ts")
         if ts is None and index == 0:
             ts = self.timeline.task_ts
         if ts is None:
@@ -218,7 +218,7 @@ class TaskReader:
         timeline = self.timeline
         request = timeline.requests.get(index - 1) if index and self.roles[index - 1] == "user" \
             else None
-        ts = to_ms(data.get("ts"))
+        ts = checked_ms(data.get("ts"), self.problems, None, f"message {index} ts")
         message.timestamp = ts if ts is not None else timeline.replies.get(index)
         info = data.get("modelInfo")
         if type(info) is dict and type(info.get("modelId")) is str and info["modelId"]:

@@ -24,7 +24,8 @@ from typing import Any
 from sts.building.coerce import number_or_none, text_or_none
 from sts.lines import loads_repaired
 from sts.model import Usage
-from sts.timestamps import to_ms
+from sts.problems import Reporter
+from sts.timestamps import checked_ms
 
 REPLY_SAYS = frozenset((
     "text", "reasoning", "tool", "command", "completion_result", "browser_action",
@@ -70,22 +71,30 @@ class Timeline:
         return found
 
 
-def build_timeline(ui: list[Any], roles: list[str | None]) -> Timeline:
-    """The timeline of `ui` rows for a history whose messages have `roles`."""
+def build_timeline(ui: list[Any], roles: list[str | None], problems: Reporter) -> Timeline:
+    """The timeline of `ui` rows for a history whose messages have `roles` (a ``ts`` that is no
+    time is reported and left out)."""
     timeline = Timeline()
     rows = [r for r in ui if type(r) is dict and r.get("partial") is not True]
     for row in rows:
         if row.get("say") == "task":
-            timeline.task_ts = to_ms(row.get("ts"))
+            timeline.task_ts = row_time(row, problems)
             break
     if any(type(r.get("conversationHistoryIndex")) is int for r in rows):
-        _indexed(timeline, rows, roles)
+        _indexed(timeline, rows, roles, problems)
     else:
-        _ordered(timeline, rows, roles)
+        _ordered(timeline, rows, roles, problems)
     return timeline
 
 
-def _indexed(timeline: Timeline, rows: list[dict[str, Any]], roles: list[str | None]) -> None:
+def row_time(row: dict[str, Any], problems: Reporter) -> int | None:
+    """A ``ui_messages.json`` row's ``ts``."""
+    return checked_ms(row.get("ts"), problems, None, "ui_messages.json ts")
+
+
+def _indexed(
+    timeline: Timeline, rows: list[dict[str, Any]], roles: list[str | None], problems: Reporter
+) -> None:
     for row in rows:
         index = row.get("conversationHistoryIndex")
         if type(index) is not int:
@@ -95,29 +104,32 @@ def _indexed(timeline: Timeline, rows: list[dict[str, Any]], roles: list[str | N
             continue
         if row.get("say") == "api_req_started":
             if roles[target] == "user" and target not in timeline.requests:
-                timeline.requests[target] = request(row)
+                timeline.requests[target] = request(row, problems)
         elif roles[target] == "assistant" and is_reply(row) and target not in timeline.replies:
-            ts = to_ms(row.get("ts"))
+            ts = row_time(row, problems)
             if ts is not None:
                 timeline.replies[target] = ts
 
 
-def _ordered(timeline: Timeline, rows: list[dict[str, Any]], roles: list[str | None]) -> None:
+def _ordered(
+    timeline: Timeline, rows: list[dict[str, Any]], roles: list[str | None], problems: Reporter
+) -> None:
     starts = [n for n, row in enumerate(rows) if row.get("say") == "api_req_started"]
     users = [n for n, role in enumerate(roles) if role == "user"]
     if len(starts) != len(users):
         return
     for k, (start, user) in enumerate(zip(starts, users, strict=True)):
-        timeline.requests[user] = request(rows[start])
+        timeline.requests[user] = request(rows[start], problems)
         reply = user + 1
         if reply >= len(roles) or roles[reply] != "assistant":
             continue
         end = starts[k + 1] if k + 1 < len(starts) else len(rows)
         for row in rows[start + 1: end]:
-            ts = to_ms(row.get("ts"))
-            if is_reply(row) and ts is not None:
-                timeline.replies[reply] = ts
-                break
+            if is_reply(row):
+                ts = row_time(row, problems)
+                if ts is not None:
+                    timeline.replies[reply] = ts
+                    break
 
 
 def is_reply(row: dict[str, Any]) -> bool:
@@ -129,9 +141,9 @@ def is_reply(row: dict[str, Any]) -> bool:
     return type(say) is str and say in REPLY_SAYS
 
 
-def request(row: dict[str, Any]) -> Request:
+def request(row: dict[str, Any], problems: Reporter) -> Request:
     """The `Request` of one ``api_req_started`` row (its text is a JSON string)."""
-    found = Request(to_ms(row.get("ts")), None)
+    found = Request(row_time(row, problems), None)
     info = row.get("modelInfo")
     if type(info) is dict:
         found.model = text_or_none(info.get("modelId"))
@@ -167,14 +179,15 @@ def metrics_usage(metrics: Any) -> Usage | None:
     return Usage(max((prompt or 0) - cached, 0), completion or 0, cached, 0, cost_total=cost)
 
 
-def model_usage(metadata: Any) -> list[tuple[int, str, str | None]]:
+def model_usage(metadata: Any, problems: Reporter) -> list[tuple[int, str, str | None]]:
     """``task_metadata.json`` ``model_usage`` as (ts, model, provider), in time order."""
     rows = metadata.get("model_usage") if type(metadata) is dict else None
     found = []
     for row in rows if type(rows) is list else ():
         if type(row) is not dict:
             continue
-        ts, model = to_ms(row.get("ts")), text_or_none(row.get("model_id"))
+        ts = checked_ms(row.get("ts"), problems, None, "task_metadata.json model_usage ts")
+        model = text_or_none(row.get("model_id"))
         if ts is not None and model:
             found.append((ts, model, text_or_none(row.get("model_provider_id"))))
     found.sort(key=lambda item: item[0])

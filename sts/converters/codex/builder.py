@@ -57,7 +57,8 @@ from sts.model import (
     ThinkingPart,
     Usage,
 )
-from sts.timestamps import to_ms
+from sts.problems import Reporter
+from sts.timestamps import checked_ms
 
 COMPACTION_PLACEHOLDER = "[context compacted]"
 
@@ -147,7 +148,7 @@ class Rollout:
         kind = payload.get("type")
         search_id, self.search_id = self.search_id, None
         if ts is None:
-            ts = _create_time(payload)
+            ts = _create_time(payload, self.problems, lineno)
         if kind == "message":
             role = payload.get("role")
             if role == "assistant":
@@ -443,12 +444,14 @@ def search_arguments(payload: dict[str, Any]) -> Any:
     return action
 
 
-def _create_time(payload: dict[str, Any]) -> int | None:
+def _create_time(payload: dict[str, Any], problems: Reporter, lineno: int | None) -> int | None:
+    """An item's own ``create_time`` (epoch seconds; zero or less: unset)."""
     meta = payload.get("internal_chat_message_metadata_passthrough")
     if type(meta) is dict:
         value = meta.get("create_time")
-        if (type(value) is int or type(value) is float) and value > 0:
-            return to_ms(value)
+        if (type(value) is int or type(value) is float) and value <= 0:
+            return None
+        return checked_ms(value, problems, lineno, "create_time")
     return None
 
 

@@ -14,7 +14,8 @@ from sts.converters.codex.builder import Rollout
 from sts.converters.input_head import NOT_JSON, read_head, read_unclear
 from sts.lines import iter_records, loads_document
 from sts.model import Session
-from sts.timestamps import iso_to_ms, to_ms
+from sts.problems import Reporter
+from sts.timestamps import checked_ms
 
 SILENT_RECORDS = frozenset(
     ("inter_agent_communication", "inter_agent_communication_metadata", "rollout_reference")
@@ -80,30 +81,32 @@ def read_document(document: Any, context: ReadContext) -> Iterator[Session]:
             rollout.item(item, None, None)
         else:
             context.problems.error(None, "unknown-record", "an item that is not an object skipped")
-    yield make_session(rollout, header, context, "typescript")
+    yield make_session(rollout, header, None, context, "typescript")
 
 
 def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Session | None:
     """Build the session of a JSONL rollout (envelope or legacy) from its records."""
     rollout = Rollout(context)
+    problems = context.problems
     meta: dict[str, Any] | None = None
+    meta_line: int | None = None
     generation = "envelope"
     for lineno, record in records:
         kind = record.get("type")
         payload = record.get("payload")
         if type(payload) is dict:
             if kind == "response_item":
-                rollout.item(payload, line_time(record.get("timestamp")), lineno)
+                rollout.item(payload, line_time(record, problems, lineno), lineno)
             elif kind == "event_msg":
                 rollout.event(payload, lineno)
             elif kind == "turn_context":
                 rollout.turn_context(payload)
             elif kind == "session_meta":
                 if meta is None:
-                    meta = payload
-                    start_session(rollout, meta, to_ms(record.get("timestamp")))
+                    meta, meta_line = payload, lineno
+                    start_session(rollout, meta, line_time(record, problems, lineno))
             elif kind == "compacted":
-                rollout.compacted(payload, to_ms(record.get("timestamp")))
+                rollout.compacted(payload, line_time(record, problems, lineno))
             elif kind == "world_state":
                 rollout.world_state(payload)
             elif type(kind) is not str or kind not in SILENT_RECORDS:
@@ -111,25 +114,23 @@ def read_lines(records: Iterable[tuple[int, Any]], context: ReadContext) -> Sess
         elif "record_type" in record:
             continue  # legacy state snapshot
         elif meta is None and is_legacy_header(record):
-            meta, generation = record, "legacy"
+            meta, meta_line, generation = record, lineno, "legacy"
             rollout.system_prompt(record.get("instructions"), None)
         elif type(kind) is str and "payload" not in record:
             rollout.item(record, None, lineno)  # a bare legacy item
         else:
-            context.problems.error(lineno, "unknown-record", f"record type {kind!r} without an "
-                                   "object payload skipped")
+            problems.error(lineno, "unknown-record", f"record type {kind!r} without an object "
+                           "payload skipped")
     if meta is None and not rollout.messages:
         return None
     if generation == "legacy" and meta is not None:
         meta = {k: v for k, v in meta.items() if k != "instructions"}
-    return make_session(rollout, meta or {}, context, generation)
+    return make_session(rollout, meta or {}, meta_line, context, generation)
 
 
-def line_time(value: Any) -> int | None:
-    """Epoch ms of an envelope ``timestamp`` (an ISO string; anything else via `to_ms`)."""
-    if type(value) is str:
-        return iso_to_ms(value)
-    return to_ms(value)
+def line_time(record: dict[str, Any], problems: Reporter, lineno: int) -> int | None:
+    """Epoch ms of an envelope's ``timestamp``; one that is no time is reported."""
+    return checked_ms(record.get("timestamp"), problems, lineno, "timestamp")
 
 
 def start_session(rollout: Rollout, meta: dict[str, Any], ts: int | None) -> None:
@@ -143,9 +144,10 @@ def start_session(rollout: Rollout, meta: dict[str, Any], ts: int | None) -> Non
 
 
 def make_session(
-    rollout: Rollout, meta: dict[str, Any], context: ReadContext, generation: str
+    rollout: Rollout, meta: dict[str, Any], meta_line: int | None, context: ReadContext,
+    generation: str,
 ) -> Session:
-    """The Session from a read rollout and its header record."""
+    """The Session from a read rollout and its header record (read at `meta_line`)."""
     builder = rollout.builder
     builder.offer_id(meta.get("id") if type(meta.get("id")) is str else None)
     builder.offer_id(uuid_in_name(context))
@@ -153,7 +155,8 @@ def make_session(
     session.source_version = text_or_none(meta.get("cli_version"))
     session.cwd = text_or_none(meta.get("cwd")) or rollout.cwd
     session.git = meta.get("git") if type(meta.get("git")) is dict and meta["git"] else None
-    session.started_at = to_ms(meta.get("timestamp"))
+    session.started_at = checked_ms(meta.get("timestamp"), context.problems, meta_line,
+                                    "session timestamp")
     metadata: dict[str, Any] = {"codexFormat": generation}
     for field, key in META_KEYS.items():
         value = meta.get(field)

@@ -88,7 +88,7 @@ from sts.model import (
     base64_size,
 )
 from sts.problems import Problems
-from sts.timestamps import iso_to_ms, to_ms
+from sts.timestamps import checked_ms
 
 FORMAT = "github-copilot"
 SILENT_PREFIXES = (
@@ -200,7 +200,8 @@ class EventLog:
         handler = HANDLERS.get(kind)
         if handler is not None:
             # only the events that become messages (or start the session) need their time
-            ts = self._time(record.get("timestamp"), lineno) if kind in TIMED else None
+            ts = checked_ms(record.get("timestamp"), self.problems, lineno, "timestamp") \
+                if kind in TIMED else None
             handler(self, self._route(record, data), data, ts, lineno)
         elif kind not in SILENT_TYPES and not kind.startswith(SILENT_PREFIXES):
             self.problems.unknown_type(lineno, f"event type {kind!r}")
@@ -225,24 +226,19 @@ class EventLog:
                 thread.parent_call = parent_call
         return thread
 
-    def _time(self, value: Any, line: int) -> int | None:
-        ts = _time(value)
-        if ts is None and value is not None:
-            self.problems.warning(line, "bad-timestamp", f"timestamp {value!r:.40} is no time")
-        return ts
-
     # -- session facts ----------------------------------------------------------------------
 
     def session_start(self, thread: Thread, data: dict[str, Any], ts: int | None,
                       line: int) -> None:
         if self.start is None:
             self.start = data
-            self.start_ms = _time(data.get("startTime")) or ts
+            self.start_ms = checked_ms(data.get("startTime"), self.problems, line,
+                                       "startTime") or ts
         thread.model = _str(data.get("selectedModel")) or thread.model
 
     def session_resume(self, thread: Thread, data: dict[str, Any], ts: int | None,
                        line: int) -> None:
-        resumed = _time(data.get("resumeTime")) or ts
+        resumed = checked_ms(data.get("resumeTime"), self.problems, line, "resumeTime") or ts
         if resumed is not None:
             self.resumed.append(resumed)
         thread.model = _str(data.get("selectedModel")) or thread.model
@@ -715,6 +711,3 @@ def read_workspace(path: Path | None) -> dict[str, str]:
             found[key.strip()] = value
     return found
 
-
-def _time(value: Any) -> int | None:
-    return iso_to_ms(value) if type(value) is str else to_ms(value)

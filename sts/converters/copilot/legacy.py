@@ -16,7 +16,8 @@ from typing import Any
 from sts.building import ReadContext
 from sts.converters.chat.messages import ChatBuilder
 from sts.model import Session
-from sts.timestamps import to_ms
+from sts.problems import Reporter
+from sts.timestamps import checked_ms
 
 FORMAT = "github-copilot"
 TIMELINE_ROLES = {"user": "user", "copilot": "assistant"}
@@ -34,10 +35,10 @@ def read_legacy(document: Any, context: ReadContext) -> Iterator[Session]:
     builder.title_from_prompt = True
     builder.offer_id(document.get("sessionId"))
     session = builder.session
-    session.started_at = to_ms(document.get("startTime"))
+    session.started_at = checked_ms(document.get("startTime"), context.problems, None, "startTime")
     for message in document["chatMessages"]:
         builder.add_openai_message(message, None)
-    texts, results = timeline_times(document.get("timeline"))
+    texts, results = timeline_times(document.get("timeline"), context.problems)
     for message in session.messages:
         if message.role == "tool":
             message.timestamp = results.get(message.tool_call_id or "")
@@ -51,7 +52,7 @@ def read_legacy(document: Any, context: ReadContext) -> Iterator[Session]:
 
 
 def timeline_times(
-    timeline: Any,
+    timeline: Any, problems: Reporter
 ) -> tuple[dict[tuple[str, str], list[int]], dict[str, int]]:
     """Times of the timeline's prompts and replies by (role, text), and of results by call id."""
     texts: dict[tuple[str, str], list[int]] = {}
@@ -59,7 +60,7 @@ def timeline_times(
     for entry in timeline if type(timeline) is list else ():
         if type(entry) is not dict:
             continue
-        ts = to_ms(entry.get("timestamp"))
+        ts = checked_ms(entry.get("timestamp"), problems, None, "timeline timestamp")
         if ts is None:
             continue
         kind = entry.get("type")

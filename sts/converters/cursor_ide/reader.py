@@ -41,7 +41,7 @@ from sts.converters.sqlite import (
     wanted_sessions,
 )
 from sts.model import Message, Part, Session, TextPart, ThinkingPart, Usage
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 FORMAT = "cursor"
 HARNESS = "cursor"
@@ -137,7 +137,8 @@ def composer(reader: Reader, context: ReadContext, composer_id: str, data: dict[
     b.offer_id(composer_id)
     b.title(text_or_none(data.get("name")), TitleRank.GIVEN)
     session = b.session
-    session.started_at = to_ms(data.get("createdAt"))
+    session.started_at = checked_ms(data.get("createdAt"), context.problems, None,
+                                    f"composerData:{composer_id} createdAt")
     workspace = data.get("workspaceIdentifier")
     if type(workspace) is dict:
         uri = workspace.get("uri")
@@ -195,7 +196,7 @@ class Bubbles:
 
     def add(self, bubble: dict[str, Any], where: str) -> None:
         kind = bubble.get("type")
-        created = to_ms(bubble.get("createdAt"))
+        created = checked_ms(bubble.get("createdAt"), self.b.problems, None, f"{where} createdAt")
         if self.cwd is None and type(bubble.get("workspaceUris")) is list:
             first = bubble["workspaceUris"][0] if bubble["workspaceUris"] else None
             self.cwd = file_path(first) if type(first) is str else None

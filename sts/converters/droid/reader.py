@@ -41,7 +41,7 @@ from sts.converters.droid import SETTINGS_SUFFIX, DroidConverter
 from sts.lines import iter_records, loads_document
 from sts.model import Message, MessageKind, Part, Session, TextPart, ThinkingPart
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 REMINDER_OPEN = "<system-reminder>"
 REMINDER_CLOSE = "</system-reminder>"
@@ -170,7 +170,8 @@ class StoreReader:
             self.problems.error(lineno, "bad-message", "message line without a message")
             return
         role = body.get("role")
-        ts = to_ms(record.get("timestamp")) if "timestamp" in record else None
+        ts = checked_ms(record["timestamp"], self.problems, lineno, "timestamp") \
+            if "timestamp" in record else None
         own = record.get("id")
         message_id = own if type(own) is str and own and own not in self.ids else None
         if message_id is not None:
@@ -249,7 +250,8 @@ class StoreReader:
             self.problems.error(lineno, "bad-compaction", "compaction_state without a summary")
             return
         self.builder.add(Message("system", [TextPart(summary)], kind=MessageKind.COMPACTION,
-                                 timestamp=to_ms(record.get("timestamp"))))
+                                 timestamp=checked_ms(record.get("timestamp"), self.problems,
+                                                      lineno, "timestamp")))
 
 
 def unsigned(block: Any) -> Any:

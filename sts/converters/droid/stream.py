@@ -28,7 +28,7 @@ from sts.converters.base import ReadContext
 from sts.converters.droid import DroidConverter
 from sts.converters.droid.reader import split_reminders
 from sts.model import Message, MessageKind, Session, TextPart, Usage
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
               "cache_creation_input_tokens")
@@ -45,7 +45,8 @@ def read_stream(records: Iterator[tuple[int, dict[str, Any]]], context: ReadCont
     model: str | None = None
     for lineno, record in records:
         kind = record.get("type")
-        ts = to_ms(record.get("timestamp")) if "timestamp" in record else None
+        ts = checked_ms(record["timestamp"], problems, lineno, "timestamp") \
+            if "timestamp" in record else None
         builder.offer_id(text_or_none(record.get("session_id", record.get("sessionId"))))
         if kind == "system":
             model = text_or_none(record.get("model")) or model

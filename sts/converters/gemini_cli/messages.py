@@ -50,7 +50,7 @@ from sts.model import (
     Usage,
     base64_size,
 )
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
 COMMAND_PREFIXES = ("/", "?")
@@ -80,7 +80,7 @@ class MessageBuilder:
     def record(self, record: dict[str, Any], line: int | None) -> None:
         """One message record of a recording."""
         kind = record.get("type")
-        time = self.time(record.get("timestamp"), line)
+        time = checked_ms(record.get("timestamp"), self.problems, line, "timestamp")
         if kind == "user":
             self.user(record.get("content"), time, line, record.get("id"))
         elif kind == "gemini":
@@ -106,16 +106,6 @@ class MessageBuilder:
             self.user(turn.get("parts"), None, None, None)
         else:
             self.gemini({"content": turn.get("parts")}, None, None)
-
-    def time(self, value: Any, line: int | None) -> int | None:
-        """Epoch ms of a record time; a value that is no time is reported, never guessed."""
-        if value is None:
-            return None
-        ms = to_ms(value)
-        if ms is None:
-            self.problems.warning(line, "bad-timestamp", f"timestamp {value!r:.40} is not a "
-                                  "time: left out")
-        return ms
 
     def add(self, message: Message, source_id: Any) -> Message:
         message.id = text_or_none(source_id)
@@ -265,7 +255,7 @@ class MessageBuilder:
         """``toolCalls[].result``: ``functionResponse`` parts (plus extras), or older text."""
         status = call.get("status")
         failed = type(status) is str and status in ERROR_STATUSES
-        call_time = self.time(call.get("timestamp"), line) if "timestamp" in call else None
+        call_time = checked_ms(call.get("timestamp"), self.problems, line, "tool call timestamp")
         source_id = call.get("id")
         items = as_part_list(result)
         if items is None:

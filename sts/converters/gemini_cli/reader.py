@@ -19,8 +19,8 @@ from sts.converters.input_head import NOT_JSON, read_head, read_unclear
 from sts.lines import loads_document
 from sts.model import Session
 from sts.names import file_stem
-from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.problems import Problems, Reporter
+from sts.timestamps import checked_ms
 
 MAX_DEPTH = 8  # sub-agents of sub-agents, at most this deep
 CHECKPOINT_PREFIX = "checkpoint-"
@@ -102,9 +102,10 @@ def build(recording: R.Recording, context: ReadContext, path: Path | None, depth
         if stem.startswith(CHECKPOINT_PREFIX):  # named by the user: /chat save <tag>
             b.title(unquote(stem.removeprefix(CHECKPOINT_PREFIX)), TitleRank.GIVEN)
     session = b.finish()
-    session.started_at = to_ms(meta.get("startTime"))
+    session.started_at = checked_ms(meta.get("startTime"), context.problems,
+                                    recording.meta_lines.get("startTime"), "startTime")
     session.cwd = working_directory(meta, path)
-    session.metadata = header_metadata(meta, recording)
+    session.metadata = header_metadata(meta, recording, context.problems)
     seen.add(session.id)
     if path is not None and options.subagents and depth < MAX_DEPTH:
         add_children(session, messages, context, path, depth, seen)
@@ -131,7 +132,9 @@ def working_directory(meta: dict[str, Any], path: Path | None) -> str | None:
     return None
 
 
-def header_metadata(meta: dict[str, Any], recording: R.Recording) -> dict[str, Any]:
+def header_metadata(
+    meta: dict[str, Any], recording: R.Recording, problems: Reporter
+) -> dict[str, Any]:
     """Header facts: the recording's shape, project hash, kind, last update, directories."""
     found: dict[str, Any] = {"geminiFormat": recording.shape}
     for source, key in (("projectHash", "projectHash"), ("kind", "sessionKind"),
@@ -139,7 +142,8 @@ def header_metadata(meta: dict[str, Any], recording: R.Recording) -> dict[str, A
         value = meta.get(source)
         if type(value) is str and value:
             found[key] = value
-    updated = to_ms(meta.get("lastUpdated"))
+    updated = checked_ms(meta.get("lastUpdated"), problems, recording.meta_lines.get("lastUpdated"),
+                         "lastUpdated")
     if updated is not None:
         found["lastUpdated"] = updated
     directories = meta.get("directories")

@@ -67,6 +67,7 @@ class Recording:
     meta: dict[str, Any] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
     turns: list[Any] = field(default_factory=list)
+    meta_lines: dict[str, int | None] = field(default_factory=dict)  # the line of each key's value
 
 
 def is_metadata(record: dict[str, Any]) -> bool:
@@ -119,6 +120,7 @@ class Replay:
     def __init__(self, problems: Problems) -> None:
         self.problems = problems
         self.meta: dict[str, Any] = {}
+        self.meta_lines: dict[str, int | None] = {}
         self.messages: dict[str, Entry] = {}
         self.last_model: dict[str, Any] | None = None  # the latest gemini record read
 
@@ -133,9 +135,9 @@ class Replay:
             update = record["$set"]
             if type(update.get(SET_MESSAGES)) is list:
                 self.checkpoint(update[SET_MESSAGES], lineno)
-            self.merge(update)
+            self.merge(update, lineno)
         elif is_metadata(record):
-            self.merge(record)
+            self.merge(record, lineno)
             if type(record.get(SET_MESSAGES)) is list:
                 self.add_all(record[SET_MESSAGES], lineno)
         else:
@@ -231,14 +233,16 @@ class Replay:
                                   f"({target!r}): nothing dropped (Gemini CLI would drop all "
                                   f"{len(ids)})")
 
-    def merge(self, update: dict[str, Any]) -> None:
+    def merge(self, update: dict[str, Any], lineno: int | None) -> None:
         """Merge metadata (a ``messages`` list is no metadata)."""
         for key, value in update.items():
             if key != SET_MESSAGES:
                 self.meta[key] = value
+                self.meta_lines[key] = lineno
 
     def recording(self) -> Recording:
-        return Recording("jsonl", self.meta, list(self.messages.values()))
+        return Recording("jsonl", self.meta, list(self.messages.values()),
+                         meta_lines=self.meta_lines)
 
 
 def repeats_results(content: Any, model: dict[str, Any]) -> bool:

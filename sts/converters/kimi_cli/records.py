@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 WIRE_HEADERS = frozenset(("metadata", "hello"))
 
@@ -85,8 +85,9 @@ def read_wire(records: Iterable[tuple[int, Any]], problems: Problems) -> Wire:
                 problems.error(lineno, "unknown-record", f"wire record {kind!r:.40} skipped")
             continue
         time = record.get("timestamp")
-        # float epoch seconds, as the wire writes them (anything else through `to_ms`)
-        time = round(time * 1000) if type(time) is float and 0 < time < 1e11 else to_ms(time)
+        # float epoch seconds, as the wire writes them (anything else through `checked_ms`)
+        time = round(time * 1000) if type(time) is float and 0 < time < 1e11 else \
+            checked_ms(time, problems, lineno, "timestamp")
         if time is not None and wire.first is None:
             wire.first = time
         kind = message.get("type")

@@ -35,8 +35,8 @@ from sts.converters.chat.containers import TopLevel
 from sts.converters.chat.messages import ChatBuilder
 from sts.converters.openai.responses import add_item
 from sts.model import Message, Session, StopReason, Usage
-from sts.problems import Problems
-from sts.timestamps import to_ms
+from sts.problems import Problems, Reporter
+from sts.timestamps import checked_ms
 
 MAX_OPEN = 32
 CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id")
@@ -80,7 +80,8 @@ def exchange_of(record: dict[str, Any], line: int | None, problems: Problems) ->
     if type(messages) is list:
         items.extend(messages)
     exchange = Exchange(items, [])
-    exchange.request_time = first_time(record, request, ("startTime", "timestamp", "created_at"))
+    exchange.request_time = first_time(record, request, ("startTime", "timestamp", "created_at"),
+                                       problems, line)
     choices = response.get("choices")
     if type(choices) is list and choices:
         exchange.api = "openai-completions"
@@ -93,9 +94,9 @@ def exchange_of(record: dict[str, Any], line: int | None, problems: Problems) ->
     elif type(response.get("output")) is list:
         exchange.api = "openai-responses"
         exchange.outputs = response["output"]
-    exchange.response_time = to_ms(response.get("created", response.get("created_at")))
+    exchange.response_time = first_time(response, {}, ("created", "created_at"), problems, line)
     if exchange.response_time is None:
-        exchange.response_time = to_ms(record.get("endTime"))
+        exchange.response_time = checked_ms(record.get("endTime"), problems, line, "endTime")
     exchange.model = (
         text_or_none(response.get("model"))
         or text_or_none(record.get("model"))
@@ -123,13 +124,15 @@ def unwrap(value: Any) -> dict[str, Any]:
 
 
 def first_time(
-    record: dict[str, Any], request: dict[str, Any], keys: tuple[str, ...]
+    record: dict[str, Any], request: dict[str, Any], keys: tuple[str, ...], problems: Reporter,
+    line: int | None,
 ) -> int | None:
-    """The first of `keys` that holds a time, in the record or its request."""
+    """The first of `keys` that holds a time, in the record or its request (a value that is no
+    time is reported and the next one tried)."""
     for key in keys:
         for source in (record, request):
             if key in source:
-                value = to_ms(source[key])
+                value = checked_ms(source[key], problems, line, key)
                 if value is not None:
                     return value
     return None

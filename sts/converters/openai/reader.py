@@ -33,7 +33,7 @@ from sts.converters.openai.logs import LogGrouper
 from sts.converters.openai.records import conversation_session, new_builder
 from sts.converters.openai.responses import add_item
 from sts.model import Session
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 
 def read_chat(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
@@ -76,7 +76,7 @@ def read_entries(entries: Iterable[TopLevel], context: ReadContext) -> Iterator[
             if loose is None:
                 loose = new_builder(None, None, context)
             if kind == "meta":
-                take_meta(loose, record)
+                take_meta(loose, record, entry.line)
             else:
                 add_item(loose, record, entry.line)
         else:
@@ -87,12 +87,13 @@ def read_entries(entries: Iterable[TopLevel], context: ReadContext) -> Iterator[
         yield loose.finish()
 
 
-def take_meta(builder: ChatBuilder, record: dict[str, Any]) -> None:
+def take_meta(builder: ChatBuilder, record: dict[str, Any], line: int | None) -> None:
     """A Hermes ``session_meta`` line: model, tools and start of the transcript, and its
     harness."""
     builder.session.harness = HERMES_HARNESS
     if builder.session.started_at is None:
-        builder.session.started_at = to_ms(record.get("timestamp"))
+        builder.session.started_at = checked_ms(record.get("timestamp"), builder.problems, line,
+                                                "timestamp")
     model = record.get("model")
     if type(model) is str and model:
         builder.model = model

@@ -23,7 +23,7 @@ from sts.converters.chat.messages import ChatBuilder, side_fields
 from sts.converters.chat.sharegpt_turns import parse_json_text
 from sts.converters.openai.responses import add_item
 from sts.model import Message, MessageKind, Session, TextPart
-from sts.timestamps import to_ms
+from sts.timestamps import checked_ms
 
 HARNESS = "openai"
 #: Keys of both Hermes session records (the export line and the CLI session file).
@@ -80,12 +80,12 @@ def conversation_session(
         builder.problems.warning(
             line, "archived-rows", f"{archived} archived row(s) (active: 0) left out: Hermes "
             "keeps them after a rewind or compaction, they are not part of the conversation")
-    fill_session_fields(builder, record)
+    fill_session_fields(builder, record, line)
     attach_side_media(builder.session, record, builder.problems, line)
     return builder.finish()
 
 
-def fill_session_fields(builder: ChatBuilder, record: dict[str, Any]) -> None:
+def fill_session_fields(builder: ChatBuilder, record: dict[str, Any], line: int | None) -> None:
     """Name, start time, cwd and tool definitions from a record's side fields."""
     session = builder.session
     for key in ("title", "name"):
@@ -94,7 +94,7 @@ def fill_session_fields(builder: ChatBuilder, record: dict[str, Any]) -> None:
             break
     for key in START_KEYS:
         if key in record:
-            session.started_at = to_ms(record[key])
+            session.started_at = checked_ms(record[key], builder.problems, line, key)
             break
     if type(record.get("cwd")) is str and record["cwd"]:
         session.cwd = record["cwd"]

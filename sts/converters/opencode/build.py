@@ -47,6 +47,7 @@ from sts.model import (
     Usage,
     base64_size,
 )
+from sts.timestamps import stated_ms
 
 FORMAT = "opencode"
 HARNESS = "opencode"
@@ -60,7 +61,8 @@ QUIET_ROWS = frozenset(("model-switched", "agent-switched", "location-switched",
 class Info:
     """One session's row (or file): id, parent, title, folder, times, version, extras."""
 
-    __slots__ = ("created", "directory", "extra", "id", "parent_id", "title", "version")
+    __slots__ = ("archived", "created", "directory", "extra", "id", "parent_id", "title",
+                 "version")
 
     def __init__(self, record: dict[str, Any]) -> None:
         self.id: str = str(record.get("id") or "")
@@ -72,7 +74,7 @@ class Info:
         created = record.get("time_created")
         if created is None and type(time) is dict:
             created = time.get("created")
-        self.created = ms(created)
+        self.created: Any = created  # times as stored: `SessionReader` reads and checks them
         self.extra: dict[str, Any] = {}
         for source, target in (("slug", "slug"), ("project_id", "projectId"),
                                ("projectID", "projectId"), ("agent", "agent")):
@@ -82,8 +84,12 @@ class Info:
         archived = record.get("time_archived")
         if archived is None and type(time) is dict:
             archived = time.get("archived")
-        if ms(archived):
-            self.extra["archivedAt"] = ms(archived)
+        self.archived: Any = archived
+
+    @property
+    def order(self) -> tuple[int, str]:
+        """Sessions are listed by creation time, then id."""
+        return positive_int(self.created), self.id
 
 
 class SessionReader:
@@ -95,9 +101,13 @@ class SessionReader:
         self.b.offer_id(info.id)
         session = self.b.session
         session.cwd = info.directory
-        session.started_at = info.created
+        where = f"session {info.id}"
+        session.started_at = self.time(info.created, where, "time created")
         session.source_version = info.version or source_version
         session.metadata.update(info.extra)
+        archived = self.time(info.archived, where, "time archived")
+        if archived is not None:
+            session.metadata["archivedAt"] = archived
         if info.title:
             self.b.title(info.title, TitleRank.GENERATED)
         #: child session id → the call that started it
@@ -107,6 +117,12 @@ class SessionReader:
     @property
     def problems(self):
         return self.b.problems
+
+    def time(self, value: Any, where: str, what: str) -> int | None:
+        """An OpenCode time: epoch ms (0 or none: unset); one that is no time is reported."""
+        if value is None or value == 0:
+            return None
+        return stated_ms(value, self.problems, None, f"{where}: {what}")
 
     # -- 1.x ------------------------------------------------------------------------------------
 
@@ -148,7 +164,7 @@ class SessionReader:
                     kind = MessageKind.COMMAND
             elif kind_of not in QUIET_PARTS and kind_of not in ("step-finish", "patch"):
                 self._unknown_part(kind_of, where)
-        created = _created(message)
+        created = self._created(message, where)
         model = message.get("model")
         if content:
             self.b.add(Message(
@@ -161,7 +177,7 @@ class SessionReader:
 
     def _assistant(self, message: dict[str, Any], parts: list[dict[str, Any]], where: str
                    ) -> None:
-        created = _created(message)
+        created = self._created(message, where)
         if message.get("summary") is True:
             self._summary(message, parts, created)
             return
@@ -188,7 +204,7 @@ class SessionReader:
             elif kind == "file":
                 reply.content.append(file_part(part))
             elif kind == "retry":
-                self._retry(part)
+                self._retry(part, where)
             elif kind == "patch":
                 reply.extras.setdefault("patches", []).append(
                     {k: part[k] for k in ("hash", "files") if k in part})
@@ -210,7 +226,7 @@ class SessionReader:
             return
         self.b.add(reply)
         for part in results:
-            self._result(part)
+            self._result(part, where)
 
     def _summary(self, message: dict[str, Any], parts: list[dict[str, Any]], created: int | None
                  ) -> None:
@@ -253,7 +269,7 @@ class SessionReader:
         if child:
             self.links.setdefault(child, call_id)
 
-    def _result(self, part: dict[str, Any]) -> None:
+    def _result(self, part: dict[str, Any], where: str) -> None:
         state = obj(part.get("state"))
         time = obj(state.get("time"))
         content: list[Part] = []
@@ -271,13 +287,14 @@ class SessionReader:
             if type(attachment) is dict:
                 content.append(file_part(attachment))
         result = self.b.result(part.get("callID"), content, name=part.get("tool"),
-                               is_error=failed, timestamp=ms(time.get("end")))
+                               is_error=failed,
+                               timestamp=self.time(time.get("end"), where, "tool time end"))
         if metadata.get("interrupted") is True:
             result.extras["interrupted"] = True
         if ms(time.get("compacted")):
             result.extras["compactedAt"] = time["compacted"]
 
-    def _retry(self, part: dict[str, Any]) -> None:
+    def _retry(self, part: dict[str, Any], where: str) -> None:
         error = part.get("error")
         text = error_text(error) or "the request failed"
         attempt = positive_int(part.get("attempt"))
@@ -285,7 +302,7 @@ class SessionReader:
                           kind=MessageKind.API_ERROR)
         time = part.get("time")
         if type(time) is dict:
-            message.timestamp = ms(time.get("created"))
+            message.timestamp = self.time(time.get("created"), where, "retry time created")
         self.b.add(message)
 
     def _ending(self, reply: Message, error: Any, finish: Any) -> None:
@@ -299,6 +316,11 @@ class SessionReader:
         else:
             reply.stop_reason = stop_reason(finish)
 
+    def _created(self, record: dict[str, Any], where: str) -> int | None:
+        time = record.get("time")
+        return self.time(time.get("created"), where, "time created") if type(time) is dict \
+            else None
+
     def _unknown_part(self, kind: Any, where: str) -> None:
         self.problems.warning(None, "unknown-part", f"{where}: part type {kind!r} skipped")
 
@@ -309,7 +331,7 @@ class SessionReader:
         if type(data) is not dict:
             self.problems.error(None, "bad-message", f"{where}: message data is not an object")
             return
-        created = _created(data)
+        created = self._created(data, where)
         if kind == "user":
             content: list[Part] = []
             text = data.get("text")
@@ -397,7 +419,8 @@ class SessionReader:
                 content.append(TextPart(""))
             time = obj(block.get("time"))
             result = self.b.result(block.get("id"), content, name=block.get("name"),
-                                   is_error=failed, timestamp=ms(time.get("completed")))
+                                   is_error=failed, timestamp=self.time(
+                                       time.get("completed"), where, "tool time completed"))
             if state.get("result") is not None:
                 result.extras["result"] = state["result"]
 
@@ -464,18 +487,13 @@ def error_text(error: Any) -> str | None:
     return message if type(message) is str and message else None
 
 
-def _created(record: dict[str, Any]) -> int | None:
-    time = record.get("time")
-    return ms(time.get("created")) if type(time) is dict else None
-
-
 def obj(value: Any) -> dict[str, Any]:
     """`value` when it is an object, else an empty one."""
     return value if type(value) is dict else {}
 
 
 def ms(value: Any) -> int | None:
-    """A positive int (epoch milliseconds, a count), else None."""
+    """A positive int (a count, a time as stored), else None."""
     return positive_int(value) or None
 
 

@@ -79,7 +79,7 @@ class Database:
                 info = Info(dict(zip(columns, row, strict=True)))
                 if info.id:
                     found[info.id] = info  # a session_v2 row stands for its 1.x row
-        return sorted(found.values(), key=lambda i: (i.created or 0, i.id))
+        return sorted(found.values(), key=lambda i: i.order)
 
     def read(self, info: Info, reader: SessionReader) -> None:
         if self.v2 and self._has_v2(info.id):
@@ -144,7 +144,7 @@ class FileTree:
             if type(record) is dict:
                 record["id"] = path.stem
                 found.append(Info(record))
-        return sorted(found, key=lambda i: (i.created or 0, i.id))
+        return sorted(found, key=lambda i: i.order)
 
     def read(self, info: Info, reader: SessionReader) -> None:
         messages = []

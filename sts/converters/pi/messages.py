@@ -36,7 +36,7 @@ from sts.model import (
     Usage,
 )
 from sts.problems import Problems, Reporter
-from sts.timestamps import checked_ms, epoch_ms, to_ms
+from sts.timestamps import checked_ms, epoch_ms
 
 Raw = dict[str, Any]
 Change = dict[str, str | None]  # the ModelState fields an entry sets
@@ -294,7 +294,7 @@ class EntryReader:
         else:
             message = self.custom(entry, lineno)
         message.id = message_id
-        message.timestamp = to_ms(entry.get("timestamp"))
+        message.timestamp = checked_ms(entry.get("timestamp"), self.problems, lineno, "timestamp")
         return message
 
     def system(self, body: Raw, lineno: int) -> Message | None:

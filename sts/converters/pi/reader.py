@@ -30,7 +30,7 @@ from sts.converters.pi.tree import Node, PiFile, Tree, entry_id
 from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session
 from sts.problems import Problems
-from sts.timestamps import stated_ms, to_ms
+from sts.timestamps import checked_ms, stated_ms
 
 # Header keys with a model field, or that our own writers add (not copied into metadata).
 HEADER_KEYS = frozenset(
@@ -141,13 +141,13 @@ class EntryConverter:
         elif kind == "custom_message":
             entry.message = self.reader.custom_entry(record, lineno, message_id)
         elif kind == "compaction":
-            entry.message = self.compaction(record, message_id)
+            entry.message = self.compaction(record, message_id, lineno)
             if entry.message is not None:
                 first = record.get("firstKeptEntryId" if self.tree else "firstKeptEntryIndex")
                 if type(first) is (str if self.tree else int):
                     entry.first_kept = first
         elif kind == "branch_summary":
-            entry.message = self.branch_summary(record, message_id)
+            entry.message = self.branch_summary(record, message_id, lineno)
         elif type(kind) is not str:
             self.log.error(lineno, "unknown-record", f"entry of type {kind!r} skipped")
         elif kind not in SILENT_ENTRIES:
@@ -160,24 +160,23 @@ class EntryConverter:
             message.timestamp = None
         return entry
 
-    @staticmethod
-    def compaction(record: dict[str, Any], own_id: str | None) -> Message | None:
+    def compaction(self, record: dict[str, Any], own_id: str | None, lineno: int) -> Message | None:
         message = summary_message(MessageKind.COMPACTION, record.get("summary"))
         if message is None:
             return None
         message.id = own_id
-        message.timestamp = to_ms(record.get("timestamp"))
+        message.timestamp = checked_ms(record.get("timestamp"), self.log, lineno, "timestamp")
         tokens = record.get("tokensBefore")
         if type(tokens) is int:
             message.tokens_before = tokens
         return message
 
-    @staticmethod
-    def branch_summary(record: dict[str, Any], own_id: str | None) -> Message | None:
+    def branch_summary(self, record: dict[str, Any], own_id: str | None,
+                       lineno: int) -> Message | None:
         message = summary_message(MessageKind.BRANCH_SUMMARY, record.get("summary"))
         if message is not None:
             message.id = own_id
-            message.timestamp = to_ms(record.get("timestamp"))
+            message.timestamp = checked_ms(record.get("timestamp"), self.log, lineno, "timestamp")
             if type(record.get("fromId")) is str:
                 message.from_id = record["fromId"]
         return message
@@ -296,11 +295,13 @@ class Branches:
         if "harness" in header:  # a converter wrote it: its own source facts, never pi's
             session.source_format = text_or_none(header.get("source"))
             session.source_version = text_or_none(header.get("sourceVersion"))
-            session.started_at = stated_ms(header.get("startedAt"), self.problems, 1, "startedAt")
+            session.started_at = stated_ms(header.get("startedAt"), self.problems,
+                                           self.file.header_line, "startedAt")
         else:
             session.source_version = str(header.get("version", 1))
             if session.fallback_time is None:
-                session.started_at = to_ms(header.get("timestamp"))
+                session.started_at = checked_ms(header.get("timestamp"), self.problems,
+                                                self.file.header_line, "header timestamp")
         session.metadata = header_metadata(header)
         self.walk(path)
         entries = self.entries
