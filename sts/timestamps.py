@@ -19,7 +19,7 @@ def to_ms(value: object) -> int | None:
     """Epoch ms from epoch seconds or ms (int, float or numeric string) or an ISO-8601 string.
 
     Returns None for anything else (booleans, empty or unparseable strings, times outside the
-    years 1 to 9999): never a guess.
+    years 1 to 9999, and those of 1970-01-11..02-17, see `epoch_ms`): never a guess.
     """
     if type(value) is int or type(value) is float:
         if value != value or value in (float("inf"), float("-inf")):  # NaN, infinities
@@ -27,22 +27,25 @@ def to_ms(value: object) -> int | None:
         return epoch_ms(round(value * 1000) if abs(value) < _SECONDS_LIMIT else value)
     if type(value) is str and value:
         if value[4:5] == "-" and value[:4].isdigit():  # a date: no number, skip float()'s raise
-            return iso_to_ms(value.rstrip())
-        text = value.strip()
-        try:
-            return to_ms(float(text))
-        except ValueError:
-            pass
-        return iso_to_ms(text)
+            found = iso_to_ms(value.rstrip())
+        else:
+            text = value.strip()
+            try:
+                return to_ms(float(text))
+            except ValueError:
+                found = iso_to_ms(text)
+        return None if found is None or reads_as_seconds(found) else found
     return None
 
 
-def checked_ms(value: object, problems: Reporter, lineno: int | None, what: str) -> int | None:
-    """`to_ms(value)`; a value that is there but no time is reported ``bad-timestamp``."""
+def checked_ms(value: object, problems: Reporter, lineno: int | None, what: str,
+               outcome: str = "left out") -> int | None:
+    """`to_ms(value)`; a value that is there but no time is reported ``bad-timestamp`` (the
+    message ends with `outcome`: what the reader does instead)."""
     found = to_ms(value)
     if found is None and value is not None:
         problems.warning(lineno, "bad-timestamp", f"{what} {shorten(repr(value))} not a time: "
-                         "left out")
+                         f"{outcome}")
     return found
 
 
@@ -52,7 +55,8 @@ SECONDS_2000 = 946_684_800
 SECONDS_2100 = 4_102_444_800
 
 
-def stated_ms(value: object, problems: Reporter, lineno: int | None, what: str) -> int | None:
+def stated_ms(value: object, problems: Reporter, lineno: int | None, what: str,
+              outcome: str = "left out") -> int | None:
     """A time from a field whose spec says epoch milliseconds (STS): a number is taken as
     milliseconds as it is, so converting a converted file never scales it again; a number that
     reads as seconds of 2000-2100 is scaled and reported ``timestamp-in-seconds``; an ISO
@@ -64,15 +68,23 @@ def stated_ms(value: object, problems: Reporter, lineno: int | None, what: str) 
             return epoch_ms(round(value * 1000))
         found = epoch_ms(value)
         if found is None:
-            problems.warning(lineno, "bad-timestamp", f"{what} {value!r} not a time: left out")
+            problems.warning(lineno, "bad-timestamp", f"{what} {value!r} not a time: {outcome}")
         return found
-    return checked_ms(value, problems, lineno, what)
+    return checked_ms(value, problems, lineno, what, outcome)
+
+
+def reads_as_seconds(ms: float) -> bool:
+    """True for epoch ms of 1970-01-11..02-17, which read as seconds of 2000-2100: no output
+    can hold them (`sts validate` rejects such a time in STS and in Pi messages), and no agent
+    ran then, so readers take them for no time."""
+    return SECONDS_2000 <= ms <= SECONDS_2100
 
 
 def epoch_ms(value: int | float) -> int | None:
-    """A number already in epoch ms as an int; None for NaN, infinities and times outside the
-    years 1 to 9999."""
-    if value != value or not _MIN_MS <= value <= _MAX_MS:  # NaN compares false: None too
+    """A number already in epoch ms as an int; None for NaN, infinities, times outside the
+    years 1 to 9999 and those that read as seconds (`reads_as_seconds`)."""
+    # NaN compares false: None too
+    if value != value or not _MIN_MS <= value <= _MAX_MS or SECONDS_2000 <= value <= SECONDS_2100:
         return None
     return int(value)
 
@@ -96,8 +108,10 @@ def iso_to_ms(text: str) -> int | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     # an offset can carry a time past year 9999 or before year 1 (9999-12-31T23:59:59-14:00)
-    ms = epoch_ms(round(moment.timestamp() * 1000))
-    if ms is not None and _CANONICAL.fullmatch(original):
+    ms = round(moment.timestamp() * 1000)
+    if not _MIN_MS <= ms <= _MAX_MS:
+        return None
+    if _CANONICAL.fullmatch(original):
         if len(_WRITTEN_AS) >= _REMEMBERED:
             _WRITTEN_AS.clear()
         _WRITTEN_AS[ms] = original

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sts.problems import Problems
-from sts.timestamps import checked_ms
+from sts.timestamps import SECONDS_2000, checked_ms
 
 WIRE_HEADERS = frozenset(("metadata", "hello"))
 
@@ -86,7 +86,7 @@ def read_wire(records: Iterable[tuple[int, Any]], problems: Problems) -> Wire:
             continue
         time = record.get("timestamp")
         # float epoch seconds, as the wire writes them (anything else through `checked_ms`)
-        time = round(time * 1000) if type(time) is float and 0 < time < 1e11 else \
+        time = round(time * 1000) if type(time) is float and SECONDS_2000 <= time < 1e11 else \
             checked_ms(time, problems, lineno, "timestamp")
         if time is not None and wire.first is None:
             wire.first = time

@@ -36,7 +36,7 @@ from sts.model import (
     Usage,
 )
 from sts.problems import Problems, Reporter
-from sts.timestamps import checked_ms, epoch_ms
+from sts.timestamps import checked_ms, stated_ms
 
 Raw = dict[str, Any]
 Change = dict[str, str | None]  # the ModelState fields an entry sets
@@ -108,16 +108,11 @@ def fill_assistant(message: Message, state: ModelState) -> None:
 
 
 def message_time(message: Raw, entry: Raw, problems: Reporter, lineno: int) -> int | None:
-    """``message.timestamp`` (epoch ms, taken as is), else the entry's ISO timestamp (also when
-    the number is no time: NaN, infinite, outside the years 1 to 9999, reported)."""
+    """``message.timestamp`` (epoch ms, `stated_ms`), else the entry's ISO timestamp (also when
+    the message's is no time: NaN, infinite, outside the years 1 to 9999, text; reported)."""
     value = message.get("timestamp")
-    if type(value) is int or type(value) is float:
-        found = epoch_ms(value)
-        if found is not None:
-            return found
-        problems.warning(lineno, "bad-timestamp", "message timestamp not a time: the entry's used")
-    elif type(value) is str:
-        found = checked_ms(value, problems, lineno, "message timestamp")
+    if value is not None:
+        found = stated_ms(value, problems, lineno, "message timestamp", "the entry's used")
         if found is not None:
             return found
     return checked_ms(entry.get("timestamp"), problems, lineno, "entry timestamp")
