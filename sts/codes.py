@@ -116,7 +116,7 @@ _CODES = (
          "require (ISO on the header and entries, epoch ms on messages)"),
     Code("timestamp-in-seconds", W, E,
          "a time in epoch seconds where milliseconds are due (a viewer would show 1970); "
-         "reading STS, it is scaled"),
+         "reading STS, Pi message times or OpenCode, it is scaled"),
     Code("bad-model", None, E, "an STS model that is not a string"),
     Code("bad-reasoning", None, E, "STS reasoningContent that is not a string"),
     Code("extra-field", None, E, "STS message fields outside the spec"),
