@@ -28,6 +28,11 @@ NOT_AT_START = (
     "sts.store",  # URL inputs and outputs only
     "distributed",
     "fsspec",
+    # detection loads every converter, but not its options (built when its input is read) nor
+    # more than the checks its sniff makes
+    *(f"sts.converters.{name}.options"
+      for name in ("pi", "codex", "cline", "gemini_cli", "opencode", "cursor_ide")),
+    "sts.converters.gemini_cli.records",
 )
 
 

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
 from sts.building.context import Options, ReadContext
+from sts.imports import load_target
 from sts.model import Session
 from sts.peek import HeadObjects, Peek
 
-__all__ = ["Converter", "HeadObjects", "Options", "Peek", "ReadContext", "gc_paused"]
+__all__ = ["Converter", "HeadObjects", "Options", "OptionsFrom", "Peek", "ReadContext", "gc_paused"]
+
 
 class Converter:
     """Base class of a source format adapter.
@@ -23,7 +25,9 @@ class Converter:
     `read`. `priority` says how specific the format is: when two converters are equally sure
     they can read an input, the higher priority wins (a generic chat-log reader stays at 0, a
     harness's own transcript format takes 10). A converter with options of its own names a frozen
-    dataclass subclass of `Options` as its ``Options``; `options` gives the instance for a read.
+    dataclass subclass of `Options` as its ``Options`` (the built-ins name it with `OptionsFrom`,
+    so that detection, which loads every converter, does not build it); `options` gives the
+    instance for a read.
     """
 
     name: ClassVar[str] = ""
@@ -60,6 +64,19 @@ class Converter:
         Directory walks skip such files; their main session's converter reads them itself.
         """
         return False
+
+
+class OptionsFrom:
+    """A converter's ``Options`` class named by ``"module:Class"``, imported when first used:
+    detection loads every converter, and building a dataclass costs about half a millisecond
+    of start-up."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __get__(self, instance: object, owner: type) -> type[Options]:
+        options: type[Options] = load_target(self.target)
+        return options
 
 
 @contextmanager

@@ -15,7 +15,6 @@ built-in is sure of (and any input through ``--from``).
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 
 from sts.building.context import UnknownOption
 from sts.converters.base import Converter, Peek
+from sts.imports import load_target
 
 BUILTINS: tuple[str, ...] = (
     "sts.converters.sts:StsConverter",
@@ -51,8 +51,7 @@ SURE = 0.9
 
 def load(target: str) -> Converter:
     """The converter a ``"module:attribute"`` target names (a class is instantiated)."""
-    module_name, _, attr = target.partition(":")
-    obj = getattr(importlib.import_module(module_name), attr)
+    obj = load_target(target)
     converter = obj() if isinstance(obj, type) else obj
     if not isinstance(converter, Converter) or not converter.name:
         raise TypeError(f"{target} is not a named sts Converter")

@@ -18,11 +18,10 @@ Hub shows an unregistered id with its generic renderer) rather than passing it o
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Options, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.model import Session
 
 HISTORY = "api_conversation_history.json"
@@ -42,12 +41,7 @@ class ClineConverter(Converter):
     )
     priority = 10
 
-    @dataclass(frozen=True)
-    class Options(Options):
-        """`drop_injected`: leave environment details and harness notices out instead of
-        keeping them as system messages."""
-
-        drop_injected: bool = False
+    Options = OptionsFrom("sts.converters.cline.options:ClineOptions")
 
     def sniff(self, peek: Peek) -> float:
         if peek.first_byte != b"[":

@@ -14,10 +14,9 @@ built is documented in `builder`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Options, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.lines import BOM
 from sts.model import Session
 
@@ -39,13 +38,7 @@ class CodexConverter(Converter):
     description = "OpenAI Codex CLI rollout files (TypeScript .json, legacy and envelope JSONL)"
     priority = 10
 
-    @dataclass(frozen=True)
-    class Options(Options):
-        """`drop_injected`: leave injected context out instead of keeping it as system
-        messages; `keep_rolled_back`: keep turns a rollback undid, marked."""
-
-        drop_injected: bool = False
-        keep_rolled_back: bool = False
+    Options = OptionsFrom("sts.converters.codex.options:CodexOptions")
 
     def sniff(self, peek: Peek) -> float:
         if is_typescript_document(peek.document):

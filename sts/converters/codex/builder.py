@@ -44,9 +44,9 @@ from sts.building import SessionBuilder, TitleRank
 from sts.building.coerce import positive_int, text_or_none
 from sts.building.content import openai_parts, texts_of
 from sts.converters.base import ReadContext
-from sts.converters.codex import CodexConverter
 from sts.converters.codex import parts as P
 from sts.converters.codex.context import environment_cwd, is_injected, user_instructions
+from sts.converters.codex.options import CodexOptions
 from sts.model import (
     ImagePart,
     Message,
@@ -93,7 +93,7 @@ class Rollout:
     def __init__(self, context: ReadContext) -> None:
         self.builder = SessionBuilder(context, "codex", "codex", title_from_prompt=True)
         self.problems = context.problems
-        options = CodexConverter.Options.of(context.options)
+        options = CodexOptions.of(context.options)
         self.drop_injected = options.drop_injected
         self.instructions: str | None = None  # the header's instructions, once written
         self.keep_rolled_back = options.keep_rolled_back

@@ -18,11 +18,10 @@ account's tokens: never read). The Cursor Agent CLI's transcripts are another fo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from sts.converters.base import Converter, Options, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.converters.sqlite_head import is_companion_file, is_sqlite, schema_mentions
 from sts.model import Session
 
@@ -40,11 +39,7 @@ class CursorIdeConverter(Converter):
         "~/.config/Cursor/User, ~/Library/Application Support/Cursor/User, %APPDATA%/Cursor/User)"
     )
 
-    @dataclass(frozen=True)
-    class Options(Options):
-        """`sessions`: only these composer ids (``--session``, repeatable); all when empty."""
-
-        sessions: tuple[str, ...] = ()
+    Options = OptionsFrom("sts.converters.cursor_ide.options:CursorIdeOptions")
 
     def sniff(self, peek: Peek) -> float:
         return 0.95 if is_sqlite(peek.data) and schema_mentions(peek.data, "cursorDiskKV") else 0.0

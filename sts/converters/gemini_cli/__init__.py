@@ -1,7 +1,8 @@
 """Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/``) → `Session`.
 
-Modules: `records` (the three file shapes replayed into one recording), `messages` (records →
-messages), `reader` (files → sessions, sub-agents, the project folder's companions).
+Modules: `shapes` (what each file looks like: detection), `records` (the three file shapes
+replayed into one recording), `messages` (records → messages), `reader` (files → sessions,
+sub-agents, the project folder's companions), `options`.
 
 What is a session, and what is not (detected by content, wherever the file lives):
 
@@ -29,11 +30,16 @@ from the project folder's ``.project_root`` marker (v0.29+), read with the sessi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from sts.converters.base import Converter, Options, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
+from sts.converters.gemini_cli.shapes import (
+    is_checkpoint,
+    is_legacy_document,
+    is_metadata,
+    is_prompt_log,
+)
 from sts.lines import BOM
 from sts.model import Session
 
@@ -52,27 +58,20 @@ class GeminiCliConverter(Converter):
                    "and legacy .json, sub-agents, /chat save checkpoints)")
     priority = 10
 
-    @dataclass(frozen=True)
-    class Options(Options):
-        """`drop_injected`: leave the ``<session_context>`` and ``<hook_context>`` turns out
-        instead of keeping them as system messages."""
-
-        drop_injected: bool = False
+    Options = OptionsFrom("sts.converters.gemini_cli.options:GeminiCliOptions")
 
     def sniff(self, peek: Peek) -> float:
-        from sts.converters.gemini_cli import records as R
-
         document = peek.document
         if document is not None:
-            if R.is_legacy_document(document):
+            if is_legacy_document(document):
                 return 0.95
-            if R.is_checkpoint(document):  # no other format has role "model" with parts
+            if is_checkpoint(document):  # no other format has role "model" with parts
                 return 0.95
-            if R.is_prompt_log(document):
+            if is_prompt_log(document):
                 return 0.9
         objects = peek.objects
         if objects:
-            if R.is_metadata(objects[0]):
+            if is_metadata(objects[0]):
                 return 0.95
             head = objects[:20]
             if any(type(o.get("$rewindTo")) is str or type(o.get("$set")) is dict for o in head):

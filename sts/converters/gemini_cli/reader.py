@@ -15,6 +15,13 @@ from sts.converters.children import link_child
 from sts.converters.gemini_cli import FORMAT, HARNESS
 from sts.converters.gemini_cli import records as R
 from sts.converters.gemini_cli.messages import MessageBuilder
+from sts.converters.gemini_cli.options import GeminiCliOptions
+from sts.converters.gemini_cli.shapes import (
+    is_checkpoint,
+    is_legacy_document,
+    is_metadata,
+    is_prompt_log,
+)
 from sts.converters.input_head import NOT_JSON, read_head, read_unclear
 from sts.lines import loads_document
 from sts.model import Session
@@ -55,7 +62,7 @@ def read_recording(stream: BinaryIO, problems: Problems) -> R.Recording | None:
         if rest is None:
             return from_document(document, problems)
         lines = rest
-    elif type(value) is list or (type(value) is dict and R.is_checkpoint(value)):
+    elif type(value) is list or (type(value) is dict and is_checkpoint(value)):
         data = b"".join(head.lines) + stream.read()  # a one-line document, or JSONL after all
         if not data[len(b"".join(head.lines)):].strip():
             return from_document(loads_document(data, problems), problems)
@@ -67,16 +74,16 @@ def from_document(document: Any, problems: Problems) -> R.Recording | None:
     """The recording of a whole JSON document (None when it is none, reported)."""
     if document is None:
         return None  # reported by loads_document
-    if R.is_legacy_document(document):
+    if is_legacy_document(document):
         return R.legacy_recording(document, problems)
-    if R.is_checkpoint(document):
+    if is_checkpoint(document):
         return R.checkpoint_recording(document)
-    if R.is_prompt_log(document):
+    if is_prompt_log(document):
         problems.error(None, "not-a-session", "Gemini CLI logs.json is prompt history (the "
                        "prompts typed in a project, nothing else): not a session; the sessions "
                        "are in chats/")
         return None
-    if type(document) is dict and R.is_metadata(document):
+    if type(document) is dict and is_metadata(document):
         return R.Recording("json", {k: v for k, v in document.items() if k != "messages"})
     problems.error(None, "unknown-record", "JSON document is not a Gemini CLI session")
     return None
@@ -85,9 +92,7 @@ def from_document(document: Any, problems: Problems) -> R.Recording | None:
 def build(recording: R.Recording, context: ReadContext, path: Path | None, depth: int,
           seen: set[str]) -> Session | None:
     """The session of a recording, with its sub-agents as children when asked."""
-    from sts.converters.gemini_cli import GeminiCliConverter
-
-    options = GeminiCliConverter.Options.of(context.options)
+    options = GeminiCliOptions.of(context.options)
     meta = recording.meta
     b = SessionBuilder(context, FORMAT, HARNESS, title_from_prompt=True)
     b.offer_id(meta.get("sessionId"))

@@ -27,8 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Peek, ReadContext
-from sts.converters.pi import PiConverter
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.model import Session
 
 #: pi's own ``CURRENT_SESSION_VERSION``: OpenClaw numbers its headers past it.
@@ -44,7 +43,7 @@ class OpenClawConverter(Converter):
     harness = "openclaw"
     description = "OpenClaw sessions (~/.openclaw/agents/<agent>/sessions/<id>.jsonl, v3-v7)"
     priority = 10
-    Options = PiConverter.Options  # all_branches, as for Pi
+    Options = OptionsFrom("sts.converters.pi.options:PiOptions")  # all_branches, as for Pi
 
     def sniff(self, peek: Peek) -> float:
         objects = peek.objects

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Options, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.converters.sqlite_head import is_companion_file, is_sqlite, schema_mentions
 from sts.model import Session
 
@@ -46,11 +45,7 @@ class OpenCodeConverter(Converter):
         "opencode export JSON)"
     )
 
-    @dataclass(frozen=True)
-    class Options(Options):
-        """`sessions`: only these session ids (``--session``, repeatable); all when empty."""
-
-        sessions: tuple[str, ...] = ()
+    Options = OptionsFrom("sts.converters.opencode.options:OpenCodeOptions")
 
     def sniff(self, peek: Peek) -> float:
         data = peek.data

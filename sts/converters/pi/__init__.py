@@ -27,10 +27,9 @@ What is read, and the choices made where pi leaves room:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from sts.converters.base import Converter, Options, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.model import Session
 
 PI_ENTRY_TYPES = frozenset(
@@ -47,11 +46,7 @@ class PiConverter(Converter):
     description = "Pi coding agent sessions (~/.pi/agent/sessions, versions 1-3)"
     priority = 10
 
-    @dataclass(frozen=True)
-    class Options(Options):
-        """`all_branches`: also yield every abandoned branch as its own session."""
-
-        all_branches: bool = False
+    Options = OptionsFrom("sts.converters.pi.options:PiOptions")
 
     def sniff(self, peek: Peek) -> float:
         objects = peek.objects

@@ -26,6 +26,7 @@ from sts.converters.pi.messages import (
     replay,
     summary_message,
 )
+from sts.converters.pi.options import PiOptions
 from sts.converters.pi.tree import Node, PiFile, Tree, entry_id
 from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session
@@ -80,7 +81,7 @@ def build_sessions(
     if adjust is not None:
         adjust(pi_file)
     branches = Branches(pi_file, context, source)
-    return list(branches.sessions(PiConverter.Options.of(context.options).all_branches))
+    return list(branches.sessions(PiOptions.of(context.options).all_branches))
 
 
 def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
