@@ -33,6 +33,7 @@ NOT_AT_START = (
     *(f"sts.converters.{name}.options"
       for name in ("pi", "codex", "cline", "gemini_cli", "opencode", "cursor_ide")),
     "sts.converters.gemini_cli.records",
+    "sts.writers.pi",  # --to pi only
 )
 
 
