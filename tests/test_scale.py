@@ -56,6 +56,17 @@ def test_converting_a_small_file_imports_only_what_the_job_needs() -> None:
     assert loaded == []
 
 
+def test_the_command_freezes_what_its_imports_built() -> None:
+    """`sts` imports with the collector paused, then freezes those objects out of collections
+    (the one at exit included); the collector itself runs again for the conversion."""
+    code = ("import atexit, gc, sys; atexit.register(lambda: print(gc.get_freeze_count(), "
+            "gc.isenabled())); sys.argv = ['sts', 'formats']; from sts.__main__ import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120,
+                          check=True)
+    frozen, enabled = done.stdout.decode().split()[-2:]
+    assert int(frozen) > 10_000 and enabled == "True"
+
+
 def _folder_of_sessions(folder: Path, count: int) -> None:
     """`count` small Claude Code sessions side by side, as ~/.claude/projects/<dir> holds them."""
     from benchmarks.make_inputs import write_claude_folder
