@@ -105,6 +105,7 @@ class PiEntries:
             start = self.fallback.ms
         self.start: int = start
         self.last_time: int = start
+        self.written_time = (start, iso_from_ms(start))  # consecutive entries often share it
         self.call_names: dict[str, str] = {}
 
     def head(self) -> Iterator[bytes]:
@@ -147,7 +148,9 @@ class PiEntries:
         entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": self.parent}
         if message is not None and message.timestamp is not None:
             self.last_time = message.timestamp
-        entry["timestamp"] = iso_from_ms(self.last_time)
+        if self.written_time[0] != self.last_time:
+            self.written_time = (self.last_time, iso_from_ms(self.last_time))
+        entry["timestamp"] = self.written_time[1]
         entry.update(fields)
         self.parent = entry_id
         return entry
