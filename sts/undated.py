@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Session
-from sts.timestamps import iso_to_ms
+from sts.timestamps import epoch_ms, to_ms
 
 #: The Pi header field naming where a fallback time came from (`FallbackTime.origin`).
 HEADER_FIELD = "timestampFallback"
@@ -31,11 +31,13 @@ def conversion_time() -> FallbackTime:
 
 
 def file_time(path: Path) -> FallbackTime:
-    """The modification time of the file (or store folder) `path`; now when it cannot be had."""
+    """The modification time of the file (or store folder) `path`; now when it cannot be had
+    or is no time the targets can hold (`sts.timestamps.epoch_ms`: 1970-01-11..02-17, past 9999)."""
     try:
-        return FallbackTime(os.stat(path).st_mtime_ns // 1_000_000, INPUT_MTIME)
+        ms = os.stat(path).st_mtime_ns // 1_000_000
     except (OSError, ValueError):
         return conversion_time()
+    return FallbackTime(ms, INPUT_MTIME) if epoch_ms(ms) is not None else conversion_time()
 
 
 def header_fallback(header: dict[str, Any]) -> FallbackTime | None:
@@ -45,7 +47,7 @@ def header_fallback(header: dict[str, Any]) -> FallbackTime | None:
     stamp = header.get("timestamp")
     if type(origin) is not str or not origin or type(stamp) is not str:
         return None
-    ms = iso_to_ms(stamp)
+    ms = to_ms(stamp)
     return FallbackTime(ms, origin) if ms is not None else None
 
 

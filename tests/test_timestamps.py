@@ -8,8 +8,10 @@ Each reader gets one planted bad time: a hand-written case with one of its times
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sts.converters.registry import builtin_converters
-from sts.model import Message, Session, TextPart
+from sts.model import CONVERSION_TIME, Message, Session, TextPart
 from sts.timestamps import (
     _MAX_MS,
     _MIN_MS,
@@ -28,7 +30,9 @@ from sts.timestamps import (
     iso_from_ms,
     to_ms,
 )
-from tests.support import ROOT, lines, read_sessions, walk, write_checked
+from sts.undated import HEADER_FIELD
+from tests.support import CASES, ROOT, assert_valid, lines, read_sessions, walk, write_checked
+from tests.test_cli import sts as run_sts
 
 #: Present but no time: an offset carrying the time past year 9999, a number of ms past it, text,
 #: and a time no output can hold (its ms read as seconds of 2000-2100).
@@ -202,3 +206,18 @@ def test_a_time_no_output_can_hold_is_no_time(value):
     `sts validate` rejects them in STS and in Pi messages, so readers take them for no time."""
     assert to_ms(value) is None
     assert epoch_ms(1_209_600_000) is None and epoch_ms(SECONDS_2000 - 1) == SECONDS_2000 - 1
+
+
+def test_an_undated_input_whose_mtime_no_output_can_hold_gets_the_conversion_time(tmp_path):
+    chat = tmp_path / "chat.jsonl"
+    chat.write_bytes((CASES / "openai" / "chat-without-times.jsonl").read_bytes())
+    os.utime(chat, ns=(1_209_600 * 10**9,) * 2)  # 1970-01-15: as ms it reads as seconds
+    before = time.time_ns() // 1_000_000
+    done = run_sts("convert", chat, "--to", "pi", "-o", f"{tmp_path}/out/")
+    assert done.returncode == 0, done.stderr
+    for output in (tmp_path / "out").rglob("*.jsonl"):
+        data = output.read_bytes()
+        assert_valid(data, "pi")
+        header = lines(data)[0]
+        assert header[HEADER_FIELD] == CONVERSION_TIME
+        assert to_ms(header["timestamp"]) >= before - 1000  # (ISO has whole ms)
