@@ -73,6 +73,8 @@ PLANTS = [
           '"timestamp":"2026-11-30T10:00:00.001Z"', '"2026-11-30T10:00:00.001Z"'),
     Plant("gemini-cli", "tests/cases/gemini-cli/jsonl_replay.jsonl",
           '"startTime":"2026-11-30T10:00:00.000Z"', '"2026-11-30T10:00:00.000Z"'),
+    Plant("gemini-cli", "tests/cases/gemini-cli/jsonl_replay.jsonl",  # header metadata
+          '"lastUpdated":"2026-11-30T10:00:08.000Z"', '"2026-11-30T10:00:08.000Z"'),
     Plant("github-copilot", "tests/cases/github-copilot/bash_tool.jsonl",
           '"timestamp": "2026-03-01T10:00:01.000Z"', '"2026-03-01T10:00:01.000Z"'),
     Plant("openclaw", "tests/cases/openclaw/v7-no-openclaw-path.jsonl",
@@ -96,12 +98,14 @@ PLANTS = [
           '"timestamp": "2025-03-01T10:00:05Z"', '"2025-03-01T10:00:05Z"'),
     Plant("opencode", "tests/cases/opencode/generations.sql",
           '"count the lines","time":{"created":1001}', "1001"),
+    Plant("opencode", "tests/cases/opencode/generations.sql",  # a session row's start (SQL)
+          "'Only 1.x', '/w', '1.18.0', 2000,", "2000"),
     Plant("cursor", "tests/cases/cursor/state.sql",
           '"createdAt":1785000001000', "1785000001000"),
 ]
 #: Converters whose sources hold no time they read.
 NO_TIMES = {
-    "cursor-cli": "transcripts have no timestamps",
+    "cursor-cli": "transcripts have no timestamps (chat meta.json: test_cursor_cli_chat_time)",
     "sharegpt": "turns have no times; a Hermes trajectory's timestamp is kept as metadata text",
 }
 
@@ -123,6 +127,8 @@ def build(plant: Plant, folder: Path, value: str) -> tuple[Path, Path]:
         shutil.copyfile(source, edited)
     text = edited.read_text("utf-8")
     assert text.count(plant.old) == 1, f"{plant.old} is not unique in {edited}"
+    if plant.old.startswith("'") and value.startswith('"'):  # an SQL literal
+        value = "'" + json.loads(value) + "'"
     edited.write_text(text.replace(plant.old, plant.old.replace(plant.value, value)), "utf-8")
     if edited.suffix == ".sql":  # a database built from the script
         read = edited.with_suffix(".vscdb" if plant.fmt == "cursor" else ".db")
@@ -135,8 +141,13 @@ def build(plant: Plant, folder: Path, value: str) -> tuple[Path, Path]:
     return read, edited
 
 
+#: Header metadata that holds a time (epoch ms).
+METADATA_TIMES = ("lastUpdated", "archivedAt", "updatedAt")
+
+
 def times(session: Session) -> list[int | None]:
-    return [session.started_at, *(m.timestamp for m in session.messages)]
+    return [session.started_at, *(session.metadata.get(key) for key in METADATA_TIMES),
+            *(m.timestamp for m in session.messages)]
 
 
 def shape(message: Message) -> tuple:
@@ -163,7 +174,9 @@ def test_a_bad_time_is_reported_left_out_and_the_rest_converted(plant, bad, tmp_
     assert [(p.file, p.line, p.code) for p in others] == [
         (p.file, p.line, p.code) for p in before_problems]
 
-    old_sessions, new_sessions = list(walk(before)), list(walk(after))
+    # (a store lists its sessions by start time: one without it may move)
+    old_sessions, new_sessions = (sorted(walk(found), key=lambda s: s.id)
+                                  for found in (before, after))
     assert [s.id for s in new_sessions] == [s.id for s in old_sessions]
     lost = 0
     for old, new in zip(old_sessions, new_sessions, strict=True):
@@ -221,3 +234,20 @@ def test_an_undated_input_whose_mtime_no_output_can_hold_gets_the_conversion_tim
         header = lines(data)[0]
         assert header[HEADER_FIELD] == CONVERSION_TIME
         assert to_ms(header["timestamp"]) >= before - 1000  # (ISO has whole ms)
+
+
+def test_cursor_cli_chat_time(tmp_path):
+    """A Cursor Agent CLI transcript has no times; its chat's meta.json ``updatedAtMs`` does."""
+    transcript = tmp_path / "projects" / "app" / "agent-transcripts" / "aaaa-1111.jsonl"
+    transcript.parent.mkdir(parents=True)
+    shutil.copyfile(CASES / "cursor-cli" / "cli_2026_turns.jsonl", transcript)
+    chat = tmp_path / "chats" / "5f2b" / "aaaa-1111" / "meta.json"
+    chat.parent.mkdir(parents=True)
+    found = []
+    for value in (1772442845112, *BAD):
+        chat.write_text(json.dumps({"updatedAtMs": value}))
+        (session,), problems = read_sessions(transcript, "cursor-cli")
+        found.append((session.metadata.get("updatedAt"), [p.code for p in problems]))
+        write_checked(session, "sts")
+        write_checked(session, "pi")
+    assert found == [(1772442845112, [])] + [(None, ["bad-timestamp"])] * len(BAD)

@@ -61,6 +61,7 @@ from sts.model import (
 )
 from sts.names import file_stem
 from sts.problems import Problems
+from sts.timestamps import stated_ms
 
 REDACTED = "[REDACTED]"
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
@@ -278,8 +279,9 @@ class Transcript:
         stem = file_stem(self.path.name) if self.path is not None else ""
         chat = chat_meta(self.path, stem)
         self.builder.title(chat.get("title"), TitleRank.GENERATED)
-        if type(chat.get("updatedAtMs")) is int:
-            session.metadata["updatedAt"] = chat["updatedAtMs"]
+        updated = stated_ms(chat.get("updatedAtMs"), self.problems, None, "meta.json updatedAtMs")
+        if updated is not None:
+            session.metadata["updatedAt"] = updated
         return self.builder.finish()
 
 

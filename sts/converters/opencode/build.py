@@ -47,7 +47,7 @@ from sts.model import (
     Usage,
     base64_size,
 )
-from sts.timestamps import stated_ms
+from sts.timestamps import epoch_ms, stated_ms
 
 FORMAT = "opencode"
 HARNESS = "opencode"
@@ -88,8 +88,9 @@ class Info:
 
     @property
     def order(self) -> tuple[int, str]:
-        """Sessions are listed by creation time, then id."""
-        return positive_int(self.created), self.id
+        """Sessions are listed by creation time (none or no time: first), then id."""
+        created = positive_int(self.created)
+        return (created if epoch_ms(created) is not None else 0), self.id
 
 
 class SessionReader:
