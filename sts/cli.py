@@ -40,7 +40,7 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 # The Hub's harness registry spells ids like these: claude-code, gemini-cli, pi, hermes-agent.
-HUB_ID = re.compile(r"[a-z0-9][a-z0-9.-]*")
+HUB_ID = r"[a-z0-9][a-z0-9.-]*"  # compiled when --harness is given (re's cache): start-up
 CLEAR_LINE = "\r\x1b[K"
 EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE stopped
 
@@ -217,7 +217,7 @@ def convert(
         resume=cluster is not None,
     )
     report = _Report(quiet, verbose)
-    if harness is not None and not HUB_ID.fullmatch(harness):
+    if harness is not None and not re.fullmatch(HUB_ID, harness):
         report.warn(f"harness id {harness!r} does not look like a Hub registry id (lowercase "
                     "letters, digits, hyphens, dots): written as given")
     progress = None

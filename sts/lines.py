@@ -21,14 +21,14 @@ import orjson
 from sts.problems import Problems, shorten
 
 BOM = b"\xef\xbb\xbf"
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Patterns of damaged input, compiled when first needed (re's cache): start-up.
+_SURROGATE = "[\ud800-\udfff]"
 # A JSON escape: a valid surrogate pair, a lone surrogate (group 1), or any other escape.
-_ESCAPE = re.compile(
-    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-    rb"|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)",
-    re.DOTALL,
+_ESCAPE = (
+    rb"(?s)\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    rb"|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)"
 )
-_LONE_ESCAPE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_ESCAPE_HINT = rb"\\u[dD][89a-fA-F]"
 _TRAILING = "unexpected content after document"
 _EOF = "unexpected end of data"
 _INFINITE = "number is infinity"
@@ -122,7 +122,7 @@ def loads_repaired(data: bytes) -> Any:
 
 def clean_text(value: str) -> str:
     """Replace lone surrogates (which cannot be written as UTF-8) by U+FFFD."""
-    return _SURROGATE.sub("\ufffd", value)
+    return re.sub(_SURROGATE, "\ufffd", value)
 
 
 def clean_value(value: Any) -> Any:
@@ -274,7 +274,7 @@ def _repair(data: bytes, lineno: int | None, problems: Problems) -> bytes:
             lineno, "invalid-utf8", f"invalid UTF-8 at byte {exc.start} replaced by U+FFFD"
         )
         data = data.decode("utf-8", "replace").encode("utf-8")
-    if _LONE_ESCAPE_HINT.search(data) is None:
+    if re.search(_LONE_ESCAPE_HINT, data) is None:
         return data
     count = [0]
 
@@ -284,7 +284,7 @@ def _repair(data: bytes, lineno: int | None, problems: Problems) -> bytes:
         count[0] += 1
         return b"\\ufffd"
 
-    data = _ESCAPE.sub(replace, data)
+    data = re.sub(_ESCAPE, replace, data)
     if count[0]:
         problems.warning(
             lineno, "lone-surrogate", f"{count[0]} lone surrogate escape(s) replaced by U+FFFD"

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # imported when used: a run without --redact or -j starts wit
     from sts.store import Store
 
 OUTPUT_SUFFIX = ".jsonl"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = r"[^A-Za-z0-9._-]+"  # compiled when first needed (re's cache): start-up
 
 
 class UsageError(ValueError):
@@ -568,7 +568,7 @@ def fitting_name(stem: str) -> str:
 
 def safe_name(text: str) -> str:
     """A file-name-safe form of a session key or id."""
-    return _UNSAFE.sub("_", text).strip("._")[:120] or "session"
+    return re.sub(_UNSAFE, "_", text).strip("._")[:120] or "session"
 
 
 def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:

@@ -56,14 +56,15 @@ class ConversionFailed(Exception):
 
 
 # C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides and isolates
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# (compiled when first needed, by re's cache: start-up)
+_CONTROL = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 
 
 def printable(text: str) -> str:
     """`text` safe to print on a terminal: control characters (escape sequences, newlines,
     bidirectional overrides) written as ``\\xNN`` / ``\\uNNNN``, so that no file name or input
     value can move the cursor, recolour the terminal or fake a message line."""
-    return _CONTROL.sub(_escape, text)
+    return re.sub(_CONTROL, _escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -56,6 +56,24 @@ def test_converting_a_small_file_imports_only_what_the_job_needs() -> None:
     assert loaded == []
 
 
+#: Patterns compiled at import by a module a tiny run loads, which that run then uses; any other
+#: pattern is compiled when first needed (``re.sub(PATTERN, ...)``: re's cache).
+COMPILED_AT_START = ["sts.converters.opencode.EXPORT_HEAD", "sts.timestamps._CANONICAL"]
+
+
+def test_converting_a_small_file_compiles_only_the_patterns_it_uses() -> None:
+    code = ("import atexit, re, sys\n"
+            "atexit.register(lambda: print(sorted(f'{name}.{attr}' for name, module in "
+            "list(sys.modules.items()) if name.startswith('sts') "
+            "for attr, value in vars(module).items() if isinstance(value, re.Pattern))))\n"
+            "from sts.__main__ import run\n"
+            "run()")
+    sample = str(SAMPLES / "hello.sts.jsonl")
+    done = subprocess.run([sys.executable, "-c", code, "convert", sample], capture_output=True,
+                          timeout=120, check=True)
+    assert done.stdout.decode().splitlines()[-1] == repr(COMPILED_AT_START)
+
+
 def test_the_command_freezes_what_its_imports_built() -> None:
     """`sts` imports with the collector paused, then freezes those objects out of collections
     (the one at exit included); the collector itself runs again for the conversion."""

@@ -33,7 +33,7 @@ CONTEXT = "context.jsonl"
 WIRE = "wire.jsonl"
 STATE = "state.json"
 SPECIAL_ROLES = frozenset(("_system_prompt", "_checkpoint", "_usage"))
-ROTATED = re.compile(r"context_\d+\.jsonl")
+ROTATED = r"context_\d+\.jsonl"  # compiled when first needed (re's cache): start-up
 
 
 class KimiCliConverter(Converter):
@@ -66,7 +66,7 @@ class KimiCliConverter(Converter):
     def is_companion(self, path: Path, root: Path | None = None) -> bool:
         name = path.name
         folder = path.parent
-        if name in (WIRE, STATE) or ROTATED.fullmatch(name):
+        if name in (WIRE, STATE) or re.fullmatch(ROTATED, name):
             return folder.joinpath(CONTEXT).is_file()
         if name == "kimi.json":
             return folder.joinpath("sessions").is_dir()

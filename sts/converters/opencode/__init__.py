@@ -29,7 +29,7 @@ from sts.converters.sqlite_head import is_companion_file, is_sqlite, schema_ment
 from sts.model import Session
 
 FORMAT = "opencode"
-DATABASE_NAME = re.compile(r"opencode(-[\w.-]+)?\.db")
+DATABASE_NAME = r"opencode(-[\w.-]+)?\.db"  # compiled when first needed (re's cache)
 #: The head of an export document, pretty-printed or not.
 EXPORT_HEAD = re.compile(rb'^\s*\{\s*"info"\s*:\s*\{[^{}]*"id"\s*:\s*"ses_')
 
@@ -76,7 +76,7 @@ class OpenCodeConverter(Converter):
         if (folder / "storage" / "session").is_dir():
             return True
         return folder.name.startswith("opencode") and any(
-            DATABASE_NAME.fullmatch(p.name) and p.is_file() for p in _listing(folder))
+            re.fullmatch(DATABASE_NAME, p.name) and p.is_file() for p in _listing(folder))
 
     def is_companion(self, path: Path, root: Path | None = None) -> bool:
         """A database's ``-wal``/``-shm``/``-journal`` file: part of the database."""

@@ -3,6 +3,7 @@ document (see the package's docstring)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -70,7 +71,7 @@ def _folder(folder: Path, context: ReadContext, wanted: tuple[str, ...], subagen
     from sts.converters.opencode import DATABASE_NAME
 
     for path in sorted(folder.iterdir()):
-        if DATABASE_NAME.fullmatch(path.name) and path.is_file():
+        if re.fullmatch(DATABASE_NAME, path.name) and path.is_file():
             yield from _database(path, context, wanted, subagents, seen)
     tree = folder / "storage"
     if (tree / "session").is_dir():
