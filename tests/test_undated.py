@@ -20,7 +20,16 @@ import sts
 from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Message, Session, TextPart
 from sts.timestamps import iso_from_ms
 from sts.undated import HEADER_FIELD
-from tests.support import CASES, assert_valid, lines, pi_view, sts_messages, write_checked
+from tests.support import (
+    CASES,
+    SAMPLES,
+    assert_valid,
+    corpus,
+    lines,
+    pi_view,
+    sts_messages,
+    write_checked,
+)
 from tests.test_cli import sts as run_sts
 
 CHAT = CASES / "openai" / "chat-without-times.jsonl"
@@ -164,3 +173,12 @@ def test_an_input_in_a_store_gets_the_stores_modified_time() -> None:
         header = lines(data)[0]
         assert header[HEADER_FIELD] == INPUT_MTIME
         assert header["timestamp"] == iso_from_ms(modified)
+
+
+@pytest.mark.parametrize("name", ["v3-real-pi0.74-fixture-provider-two-compactions.jsonl",
+                                  "v3-branching-compaction-unknown-entry-fixture.jsonl",
+                                  "sample"])
+def test_pi_files_pi_wrote_have_every_time_and_cwd(name: str) -> None:
+    """What sts validate now requires is what pi itself writes: its files pass unchanged."""
+    path = SAMPLES / "pi-v3-session.jsonl" if name == "sample" else corpus("pi", name)
+    assert_valid(path.read_bytes(), "pi")
