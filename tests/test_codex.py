@@ -187,6 +187,14 @@ def test_legacy_jsonl_without_envelope():
     assert session.messages[6].is_error is True  # exit_code 1 in the JSON-in-string output
 
 
+def test_cwd_from_the_first_tool_workdir_when_nothing_else_names_it():
+    session, problems = read_case("legacy_workdir_only.jsonl")
+    assert problems == []
+    assert session.cwd == "/srv/app"  # the first call's, not the later /srv/app/logs
+    told, _ = read_case("legacy_no_envelope.jsonl")  # environment context over a tool's
+    assert told.cwd == "/tmp/x"
+
+
 def test_typescript_json_document():
     session, problems = read_case("typescript_cli.json")
     assert problems == []

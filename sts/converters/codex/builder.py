@@ -102,6 +102,7 @@ class Rollout:
         self.provider: str | None = None
         self.api: str | None = None
         self.cwd: str | None = None
+        self.workdir: str | None = None  # the first tool call's working directory
         self.thinking: list[ThinkingPart] = []
         self.current: Message | None = None  # open assistant message of this request
         self.usage_target: Message | None = None  # assistant message awaiting its usage
@@ -238,6 +239,9 @@ class Rollout:
         message = self._open_assistant(ts, payload, False)
         name = name if type(name) is str and name else "unknown"
         call = self.builder.call(call_id, name, arguments, line)
+        if self.workdir is None and type(call.arguments) is dict:
+            workdir = call.arguments.get("workdir") or call.arguments.get("working_directory")
+            self.workdir = workdir if type(workdir) is str and workdir else None
         namespace = payload.get("namespace")
         if type(namespace) is str and namespace:
             call.extras["namespace"] = namespace

@@ -153,7 +153,8 @@ def make_session(
     builder.offer_id(uuid_in_name(context))
     session = builder.finish()
     session.source_version = text_or_none(meta.get("cli_version"))
-    session.cwd = text_or_none(meta.get("cwd")) or rollout.cwd
+    # the cwd the header names, else the one the model was told, else its first tool's workdir
+    session.cwd = text_or_none(meta.get("cwd")) or rollout.cwd or rollout.workdir
     session.git = meta.get("git") if type(meta.get("git")) is dict and meta["git"] else None
     session.started_at = checked_ms(meta.get("timestamp"), context.problems, meta_line,
                                     "session timestamp")
