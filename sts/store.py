@@ -56,8 +56,7 @@ def open_input(url: str) -> BinaryIO:
 def url_time(url: str) -> FallbackTime:
     """The modification time the store gives for the object at `url` (the fallback time of its
     sessions that recorded none, `sts.undated`); the time of conversion when it gives none."""
-    from sts.model import INPUT_MTIME, FallbackTime
-    from sts.undated import conversion_time
+    from sts.undated import conversion_time, modified_time
 
     try:
         fs, path = _fsspec().core.url_to_fs(url)
@@ -66,7 +65,7 @@ def url_time(url: str) -> FallbackTime:
         return conversion_time()
     if modified.tzinfo is None:
         modified = modified.replace(tzinfo=UTC)
-    return FallbackTime(int(modified.timestamp() * 1000), INPUT_MTIME)
+    return modified_time(int(modified.timestamp() * 1000))
 
 
 def list_inputs(url: str) -> list[tuple[str, PurePosixPath]]:

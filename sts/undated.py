@@ -30,14 +30,19 @@ def conversion_time() -> FallbackTime:
     return FallbackTime(time.time_ns() // 1_000_000, CONVERSION_TIME)
 
 
+def modified_time(ms: int) -> FallbackTime:
+    """An input's modification time (epoch ms) as its fallback; now when it is no time the
+    targets can hold (`sts.timestamps.epoch_ms`: 1970-01-11..02-17, past 9999)."""
+    return FallbackTime(ms, INPUT_MTIME) if epoch_ms(ms) is not None else conversion_time()
+
+
 def file_time(path: Path) -> FallbackTime:
-    """The modification time of the file (or store folder) `path`; now when it cannot be had
-    or is no time the targets can hold (`sts.timestamps.epoch_ms`: 1970-01-11..02-17, past 9999)."""
+    """The modification time of the file (or store folder) `path` (`modified_time`); now when
+    it cannot be had."""
     try:
-        ms = os.stat(path).st_mtime_ns // 1_000_000
+        return modified_time(os.stat(path).st_mtime_ns // 1_000_000)
     except (OSError, ValueError):
         return conversion_time()
-    return FallbackTime(ms, INPUT_MTIME) if epoch_ms(ms) is not None else conversion_time()
 
 
 def header_fallback(header: dict[str, Any]) -> FallbackTime | None:
