@@ -77,6 +77,16 @@ def iter_records(
                 problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
 
 
+def reparse(raw: bytes, lineno: int) -> Any:
+    """The record `iter_records` read from line `lineno` (not the first: no BOM), parsed again
+    the same way when it is needed a second time; what the line's repair reports was reported
+    when it was first read."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _parse_slowly(raw, lineno, Problems(sink=None), False)[0]
+
+
 def loads_document(data: bytes, problems: Problems) -> Any:
     """Parse a whole JSON document, repairing lone surrogates and invalid UTF-8 like lines.
 

@@ -181,8 +181,10 @@ def _convert(
                 problems.error(None, "unknown-format", unknown_format_text(job.display))
             return
         options = {"subagents": settings.subagents, **settings.options}
-        context = ReadContext(problems, job.source, converter.Options.of(options))
         emitter = Emitter(job, target, settings, problems, result)
+        # sessions only written (redaction changes them): a long one may be made on each pass
+        context = ReadContext(problems, job.source, converter.Options.of(options),
+                              deferred=emitter.redactor is None)
         try:
             for session, last in one_behind(converter.read(stream, context), problems, undated):
                 emitter.add(session, last)

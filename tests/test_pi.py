@@ -555,3 +555,110 @@ def test_the_writers_unknown_placeholder_reads_as_no_name(tmp_path) -> None:
         (m.model, m.provider, m.api) == (None, None, None) for m in assistants)
     assert all("model" not in m for m in sts_messages(write_checked(back, "sts")))
 
+
+
+# a long session read for writing only: slim entries, messages made again (issue 12) -----------
+
+
+def deferred_read(source: bytes | io.BufferedIOBase, **options) -> tuple[list[Session], list]:
+    """Read as `sts convert` does (sessions only written), every file treated as long."""
+    found: list = []
+    stream = io.BytesIO(source) if isinstance(source, bytes) else source
+    context = ReadContext(Problems("<case>", "skip", found.append), None,
+                          {"subagents": True, **options}, deferred=True)
+    return list(PiConverter().read(stream, context)), found  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def every_file_long(monkeypatch) -> None:
+    from sts.converters.pi import entries
+
+    monkeypatch.setattr(entries, "DEFER_AT", 0)
+    monkeypatch.setattr(entries, "KEEP_BYTES", 1 << 40)
+
+
+def written(sessions: list[Session]) -> list[bytes]:
+    return [write_checked(s, target) for s in sessions for target in ("sts", "pi")]
+
+
+@pytest.mark.parametrize("name", [*(p.name for p in CASE_FILES), *CORPUS_FILES])
+@pytest.mark.parametrize("branches", [False, True], ids=["active", "all-branches"])
+def test_messages_made_again_from_the_input_are_written_the_same(
+    name: str, branches: bool, every_file_long: None
+) -> None:
+    path = PI_CASES / name if name.endswith(".jsonl") and (PI_CASES / name).exists() else (
+        corpus("pi", name))
+    data = path.read_bytes()
+    kept, kept_problems = read_sessions(path, all_branches=branches)
+    made, made_problems = deferred_read(data, all_branches=branches)
+    assert all(type(s.messages).__name__ == "PathMessages" for s in made)
+    assert [len(s.messages) for s in made] == [len(s.messages) for s in kept]
+    assert written(made) == written(kept)
+    assert [(p.line, p.code, p.text) for p in made_problems] == [
+        (p.line, p.code, p.text) for p in kept_problems]
+
+
+def test_a_long_file_keeps_no_object_per_entry(every_file_long: None) -> None:
+    from array import array
+
+    from sts.converters.pi.reader import parse_file
+
+    rows = [{"type": "session", "version": 3, "id": "s", "timestamp": "2026-03-02T09:14:05Z"}]
+    rows += [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
+              "timestamp": "2026-03-02T09:14:05Z",
+              "message": {"role": "user", "content": [{"type": "text", "text": f"m{i}"}]}}
+             for i in range(300)]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    pi_file = parse_file(io.BytesIO(data), Problems(sink=None), deferred=True)
+    assert pi_file is not None
+    table = pi_file.entries
+    assert table.messages is None  # dropped: made again from the input when written
+    assert len(table) == 300
+    per_entry = [table.lines, table.parents, table.changes, table.flags]
+    assert all(type(column) in (array, bytearray) for column in per_entry)
+    assert (table.notes, table.first_kept, table.change_values) == ({}, {}, [])
+    assert list(table.parents) == [-1, *range(299)]
+    (session,), _ = deferred_read(data)
+    assert [m.text for m in session.messages] == [f"m{i}" for i in range(300)]
+
+
+def test_standard_input_keeps_its_messages(every_file_long: None) -> None:
+    """A stream that cannot be read again (stdin, a pipe) is read as before: messages kept."""
+
+    class Pipe(io.BytesIO):
+        def seekable(self) -> bool:
+            return False
+
+    data = (PI_CASES / "compaction.jsonl").read_bytes()
+    (session, *_), _ = deferred_read(Pipe(data))
+    assert type(session.messages) is list
+    assert written([session]) == written(read_sessions(PI_CASES / "compaction.jsonl")[0][:1])
+
+
+def test_parents_follow_pis_rules_when_read_in_one_pass() -> None:
+    """Parents resolved as the file is read: one named before its entry, a reused id (the later
+    entry wins, also for children read before it), a parent never read (a root)."""
+    from sts.converters.pi.reader import parse_file
+    from sts.converters.pi.tree import Tree
+
+    def entry(own: str, parent: str | None) -> dict:
+        return {"type": "message", "id": own, "parentId": parent,
+                "timestamp": "2026-03-02T09:14:05Z", "message": {"role": "user", "content": own}}
+
+    rows = [{"type": "session", "version": 3, "id": "s", "timestamp": "2026-03-02T09:14:05Z"},
+            entry("c", "b"),  # 0: its parent comes later
+            entry("a", None),  # 1
+            entry("x", "a"),  # 2: child of the first "x"'s parent... named "x" again below
+            entry("y", "x"),  # 3: resolves to the later "x" (5)
+            entry("b", "gone"),  # 4: a parent never read: a root
+            entry("x", "b"),  # 5: "x" again: the later one wins
+            entry("z", "y")]  # 6: the last entry: pi's leaf
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    problems: list = []
+    pi_file = parse_file(io.BytesIO(data), Problems("f", "skip", problems.append))
+    assert pi_file is not None
+    tree = Tree(pi_file, Problems("f", "skip", problems.append))
+    assert list(tree.active_path()) == [4, 5, 3, 6]  # b, x (the later), y, z
+    assert list(tree.path_to(0)) == [4, 0]
+    assert tree.leaves() == [0, 6]  # the first "x" (2) is named by no one any more
+    assert line_codes(problems) == [(7, "duplicate-id")]

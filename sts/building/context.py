@@ -72,8 +72,12 @@ class ReadContext:
     `path` is the input file (None for stdin): converters that look for companion files, such as
     Claude Code sub-agents, use it. `options` are the user's source options: the converter's own
     `Options` (a plain mapping is accepted and read with ``Converter.Options.of``).
+    `deferred`: the caller only writes the sessions (iterates each one's messages, in order,
+    changing none), so a converter may give a long session messages made again from the input
+    on each pass instead of a list (the Pi reader does); library callers get lists.
     """
 
     problems: Problems
     path: Path | None = None
     options: Options | Mapping[str, Any] = field(default_factory=Options)
+    deferred: bool = False

@@ -40,6 +40,7 @@ from sts.timestamps import checked_ms, stated_ms
 
 Raw = dict[str, Any]
 Change = dict[str, str | None]  # the ModelState fields an entry sets
+Notes = list[tuple[str, tuple[Any, ...]]]  # the problems one entry's conversion found
 
 # Entries that carry no message and that we leave out on purpose (pi.md §2 table).
 SILENT_ENTRIES = frozenset(("label", "custom", "session_info", "usage", "context_edit"))
@@ -63,7 +64,7 @@ class ProblemLog:
     __slots__ = ("items",)
 
     def __init__(self) -> None:
-        self.items: list[tuple[str, tuple[Any, ...]]] = []
+        self.items: Notes = []
 
     def error(self, line: int | None, code: str, text: str) -> None:
         self.items.append(("error", (line, code, text)))
@@ -74,7 +75,7 @@ class ProblemLog:
     def unknown_type(self, line: int | None, what: str) -> None:
         self.items.append(("unknown", (line, what)))
 
-    def take(self) -> list[tuple[str, tuple[Any, ...]]] | None:
+    def take(self) -> Notes | None:
         """The problems logged since the last call (None when there were none)."""
         items = self.items
         if not items:
@@ -83,7 +84,7 @@ class ProblemLog:
         return items
 
 
-def replay(notes: list[tuple[str, tuple[Any, ...]]], problems: Problems) -> None:
+def replay(notes: Notes, problems: Problems) -> None:
     """Report problems logged by a `ProblemLog`, in the order they were found."""
     for severity, args in notes:
         if severity == "error":

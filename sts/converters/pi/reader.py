@@ -1,33 +1,39 @@
 """Reading a Pi session file into sessions; the choices are listed in the package docstring.
 
 Each entry is converted as soon as it is read, and only what the tree and the path walk need
-is kept of it (`ConvertedEntry`): its raw object is dropped at once. What a converted message
-takes from its ancestors (an assistant's model in force, the thinking level; a compaction's
-first kept message) is filled in when the path is walked.
+is kept of it, in the flat arrays of an `EntryTable`: its raw object is dropped at once. What a
+converted message takes from its ancestors (an assistant's model in force, the thinking level;
+a compaction's first kept message) is worked out when the path is walked and given to the
+message when its session is put together. A long session read for writing only
+(`ReadContext.deferred`) gets its messages made again from the input as the writer takes them
+(`PathMessages`), so that its memory does not grow with a `Message` per entry.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
-from typing import Any, BinaryIO
+from dataclasses import replace
+from typing import Any, BinaryIO, cast
 
 from sts.building import ReadContext, SessionBuilder
 from sts.building.coerce import text_or_none
 from sts.converters.base import Converter, gc_paused
 from sts.converters.pi import PiConverter
+from sts.converters.pi.entries import CALLS, HAS_MESSAGE, Adjust, EntryTable, tracked
 from sts.converters.pi.messages import (
     SILENT_ENTRIES,
     Change,
     EntryReader,
     ModelState,
+    Notes,
     ProblemLog,
     fill_assistant,
     replay,
     summary_message,
 )
 from sts.converters.pi.options import PiOptions
-from sts.converters.pi.tree import Node, PiFile, Tree, entry_id
+from sts.converters.pi.tree import PiFile, Tree, entry_id
 from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session
 from sts.problems import Problems
@@ -41,19 +47,6 @@ HEADER_KEYS = frozenset(
 )
 
 
-@dataclass(slots=True)
-class ConvertedEntry(Node):
-    """One converted entry: its message (None when it has none), the model state it sets, the
-    problems its conversion found, a compaction's kept-range start (``firstKeptEntryId`` or v1
-    ``firstKeptEntryIndex``), and, once walked, the model state in force after it."""
-
-    message: Message | None = None
-    change: Change | None = None
-    notes: list[tuple[str, tuple[Any, ...]]] | None = None
-    first_kept: str | int | None = None
-    state: ModelState | None = None
-
-
 def read(stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
     """Yield the session on pi's active branch (and, with ``all_branches``, the others)."""
     with gc_paused():  # the sessions are built before any is yielded: no pause while writing
@@ -65,39 +58,49 @@ def build_sessions(
     stream: BinaryIO,
     context: ReadContext,
     source: type[Converter] = PiConverter,
-    adjust: Callable[[PiFile], None] | None = None,
+    adjust: Adjust | None = None,
 ) -> list[Session]:
     """Every session `read` yields, in order. A format derived from Pi (OpenClaw) names itself
-    as `source` (its name and default harness), and `adjust` may amend the parsed entries before
-    the paths are walked."""
+    as `source` (its name and default harness), and `adjust` may amend each converted message
+    and the model change it makes (it is given every message, also one made again)."""
     problems = context.problems
-    pi_file = parse_file(stream, problems)
+    pi_file = parse_file(stream, problems, adjust, context.deferred)
     if pi_file is None:
         problems.error(None, "no-header", "no Pi session header found: nothing to convert")
         return []
     if not pi_file.header["id"]:
         problems.warning(pi_file.header_line, "no-session-id",
                          "empty session id: the session is named after the file")
-    if adjust is not None:
-        adjust(pi_file)
     branches = Branches(pi_file, context, source)
-    return list(branches.sessions(PiOptions.of(context.options).all_branches))
+    sessions = list(branches.sessions(PiOptions.of(context.options).all_branches))
+    pi_file.entries.release_index()
+    return sessions
 
 
-def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
-    """Read every line once; the first ``session`` object is the header (pi needs it first)."""
+def parse_file(
+    stream: BinaryIO, problems: Problems, adjust: Adjust | None = None, deferred: bool = False
+) -> PiFile | None:
+    """Read every line once; the first ``session`` object is the header (pi needs it first).
+
+    With `deferred` and a seekable `stream`, each line's offset is noted so that a long file's
+    messages can be dropped and made again from it (`EntryTable`)."""
+    offsets = array("q") if deferred and stream.seekable() else None
+    records = iter_records(stream if offsets is None else tracked(stream, offsets), problems)
     pi_file: PiFile | None = None
-    records = iter_records(stream, problems)
     for lineno, record in records:
         if record.get("type") == "session" and type(record.get("id")) is str:
-            pi_file = PiFile(record, lineno)
+            pi_file = PiFile(record, lineno, EntryTable(offsets, keep_messages=True))
             break
         problems.error(lineno, "no-header", "line before the Pi session header skipped")
     if pi_file is None:
         return None
     fallback = pi_file.fallback_time
-    converter = EntryConverter(pi_file.is_tree, fallback.ms if fallback is not None else None)
+    converter = EntryConverter(pi_file.is_tree, fallback.ms if fallback is not None else None,
+                               adjust)
     entries = pi_file.entries
+    entries.stream = stream
+    entries.remake = converter.remake
+    add = entries.add
     for lineno, record in records:
         kind = record.get("type")
         if kind == "session":
@@ -106,60 +109,76 @@ def parse_file(stream: BinaryIO, problems: Problems) -> PiFile | None:
         if kind == "session_info":
             name = record.get("name")
             pi_file.name = name.strip() or None if type(name) is str else None
-        entries.append(converter.convert(record, kind, lineno, len(entries) + 1))
+        message, change, first_kept = converter.convert(record, kind, lineno, len(entries) + 1)
+        add(lineno, record.get("id"), record.get("parentId"), message, change,
+            converter.log.take(), first_kept)
+    entries.finish()
     return pi_file
 
 
 class EntryConverter:
-    """Turns one raw entry into an `ConvertedEntry`, independently of the entries before it.
+    """Turns one raw entry into its message, the model change it makes and a compaction's
+    kept-range start (``firstKeptEntryId`` or v1 ``firstKeptEntryIndex``), independently of the
+    entries before it; its problems wait in `log`.
 
     In a file whose header names a fallback time (`sts.undated`), a time equal to it was not
     recorded: it is left out (a later time, of a turn pi added since, is kept)."""
 
-    def __init__(self, tree: bool, fallback_ms: int | None = None) -> None:
+    def __init__(
+        self, tree: bool, fallback_ms: int | None = None, adjust: Adjust | None = None
+    ) -> None:
         self.tree = tree
         self.fallback_ms = fallback_ms
+        self.adjust = adjust
         self.log = ProblemLog()
         self.reader = EntryReader(self.log)
 
-    def convert(self, record: dict[str, Any], kind: Any, lineno: int, index: int) -> ConvertedEntry:
-        """The `ConvertedEntry` of the raw entry `record` (of type `kind`), the `index`-th one."""
+    def convert(
+        self, record: dict[str, Any], kind: Any, lineno: int, index: int
+    ) -> tuple[Message | None, Change | None, str | int | None]:
+        """What the raw entry `record` (of type `kind`, the `index`-th one) converts to."""
         own = record.get("id")
-        own = own if type(own) is str else None
-        parent = record.get("parentId")
-        entry = ConvertedEntry(lineno, own, parent if type(parent) is str else None)
-        message_id = entry_id(own, index, self.tree)
+        message_id = entry_id(own if type(own) is str else None, index, self.tree)
+        message: Message | None = None
+        change: Change | None = None
+        first_kept: str | int | None = None
         if kind == "message":
-            entry.message, entry.change = self.reader.message(record, lineno, message_id)
+            message, change = self.reader.message(record, lineno, message_id)
         elif kind == "model_change":
-            entry.change = {
+            change = {
                 "provider": text_or_none(record.get("provider")),
                 "model": text_or_none(record.get("modelId")),
                 "api": None,
             }
         elif kind == "thinking_level_change":
-            entry.change = {"thinking_level": text_or_none(record.get("thinkingLevel"))}
+            change = {"thinking_level": text_or_none(record.get("thinkingLevel"))}
         elif kind == "custom_message":
-            entry.message = self.reader.custom_entry(record, lineno, message_id)
+            message = self.reader.custom_entry(record, lineno, message_id)
         elif kind == "compaction":
-            entry.message = self.compaction(record, message_id, lineno)
-            if entry.message is not None:
+            message = self.compaction(record, message_id, lineno)
+            if message is not None:
                 first = record.get("firstKeptEntryId" if self.tree else "firstKeptEntryIndex")
                 if type(first) is (str if self.tree else int):
-                    entry.first_kept = first
+                    first_kept = first
         elif kind == "branch_summary":
-            entry.message = self.branch_summary(record, message_id, lineno)
+            message = self.branch_summary(record, message_id, lineno)
         elif type(kind) is not str:
             self.log.error(lineno, "unknown-record", f"entry of type {kind!r} skipped")
         elif kind not in SILENT_ENTRIES:
             self.log.unknown_type(lineno, f"entry type {kind!r}")
-        entry.notes = self.log.take()
-        message = entry.message
         if message is not None and self.fallback_ms is not None and (
             message.timestamp == self.fallback_ms
         ):
             message.timestamp = None
-        return entry
+        if message is not None and self.adjust is not None:
+            change = self.adjust(message, change)
+        return message, change, first_kept
+
+    def remake(self, record: dict[str, Any], lineno: int, index: int) -> Message | None:
+        """The message of an entry read again (its problems were reported the first time)."""
+        message = self.convert(record, record.get("type"), lineno, index)[0]
+        self.log.take()
+        return message
 
     def compaction(self, record: dict[str, Any], own_id: str | None, lineno: int) -> Message | None:
         message = summary_message(MessageKind.COMPACTION, record.get("summary"))
@@ -186,8 +205,8 @@ class EntryConverter:
 class Branches:
     """Turns a parsed file into the main session and, on request, one per other branch.
 
-    Each entry is walked once (its message depends only on its ancestors), so entries shared
-    by several branches are reported once and shared by their sessions. Each session is put
+    Each entry is walked once (what its message takes from the path depends only on its
+    ancestors), so entries shared by several branches are reported once. Each session is put
     together by a `SessionBuilder`, whose tool-call ledger renames a call id used twice on the
     path (a message shared with another branch is copied, never changed).
     """
@@ -195,24 +214,32 @@ class Branches:
     def __init__(self, pi_file: PiFile, context: ReadContext, source: type[Converter]) -> None:
         self.file = pi_file
         self.source = source
-        self.entries: list[ConvertedEntry] = pi_file.entries
+        self.entries = pi_file.entries
         self.context = context
         problems = self.problems = context.problems
         self.tree = Tree(pi_file, problems) if pi_file.is_tree else None
         header = pi_file.header
-        self.start_state = ModelState(
+        start = ModelState(
             provider=text_or_none(header.get("provider")),
             model=text_or_none(header.get("modelId")),
             thinking_level=text_or_none(header.get("thinkingLevel")),
         )
+        # the model state in force after each entry once walked (-1: not yet), as an index
+        # into the few distinct states
+        self.states: list[ModelState] = [start]
+        self.state_index: dict[ModelState, int] = {start: 0}
+        self.state_after = array("i", [-1]) * len(self.entries)
+        self.first_kept_ids: dict[int, str] = {}
 
     def sessions(self, all_branches: bool) -> Iterator[Session]:
         if self.tree is None:
-            yield self.session(list(range(len(self.entries))))
+            yield self.session(array("i", range(len(self.entries))))
             return
         active = self.tree.active_path()
         main = self.session(active)
-        on_path = set(active)
+        on_path = bytearray(len(self.entries))
+        for pos in active:
+            on_path[pos] = 1
         if not all_branches:
             abandoned = self.count_abandoned(on_path)
             if abandoned:
@@ -225,15 +252,17 @@ class Branches:
         others = [
             (leaf, path)
             for leaf in self.tree.leaves()
-            if leaf not in on_path
+            if not on_path[leaf]
             for path in [self.tree.path_to(leaf)]
             if self.has_own_messages(path, on_path)
         ]
         if others:
             main.key = "main"
         yield main
+        wanted = {leaf for leaf, _ in others}
+        leaf_ids = {pos: own for own, pos in self.entries.by_id.items() if pos in wanted}
         for leaf, path in others:
-            leaf_id = self.entries[leaf].id
+            leaf_id = leaf_ids[leaf]
             branch = self.session(path)
             branch.key = f"branch-{leaf_id}"
             branch.id = f"{main.id}.branch-{leaf_id}"
@@ -241,49 +270,47 @@ class Branches:
             branch.metadata["leafId"] = leaf_id
             yield branch
 
-    def count_abandoned(self, on_path: set[int]) -> int:
+    def count_abandoned(self, on_path: bytearray) -> int:
         """How many leaves off the active path have messages of their own (as `sessions` with
         all branches would write), each entry visited once: from every leaf only up to where
         it joins the active path or a branch already seen, however long the trunk below."""
         tree = self.tree
         assert tree is not None
-        entries, by_id = self.entries, tree.by_id
+        entries = self.entries
+        parents, flags = entries.parents, entries.flags
         has_message: dict[int, bool] = {}  # an entry off the path: a message from the fork on
         count = 0
         for leaf in tree.leaves():
-            if leaf in on_path:
+            if on_path[leaf]:
                 continue
-            tail: list[int] = []
+            tail = array("i")
             seen: set[int] = set()
-            position: int | None = leaf
-            while position is not None and position not in on_path and (
-                position not in has_message
-            ):
+            position = leaf
+            while position >= 0 and not on_path[position] and position not in has_message:
                 if position in seen:
-                    self.problems.error(entries[position].lineno, "parent-cycle",
+                    self.problems.error(entries.lines[position], "parent-cycle",
                                         "parentId chain loops: walk stopped")
-                    position = None
+                    position = -1
                     break
                 seen.add(position)
                 tail.append(position)
-                parent = entries[position].parent
-                position = by_id.get(parent) if parent is not None else None
-            found = position is not None and has_message.get(position, False)
-            state = entries[position].state if position is not None else None
+                position = parents[position]
+            found = position >= 0 and has_message.get(position, False)
+            state = self.state_after[position] if position >= 0 else -1
             tail.reverse()
             for step in tail:
-                found = found or entries[step].message is not None
+                found = found or bool(flags[step] & HAS_MESSAGE)
                 has_message[step] = found
             self.walk(tail, state, lambda step: tree.path_to(step)[:-1])
             count += found
         return count
 
-    def has_own_messages(self, path: list[int], on_path: set[int]) -> bool:
+    def has_own_messages(self, path: array[int], on_path: bytearray) -> bool:
         self.walk(path)
-        entries = self.entries
-        return any(entries[pos].message is not None for pos in path if pos not in on_path)
+        flags = self.entries.flags
+        return any(flags[pos] & HAS_MESSAGE for pos in path if not on_path[pos])
 
-    def session(self, path: list[int]) -> Session:
+    def session(self, path: array[int]) -> Session:
         header = self.file.header
         harness = text_or_none(header.get("harness")) or self.source.harness
         builder = SessionBuilder(self.context, self.source.name, harness)
@@ -305,69 +332,144 @@ class Branches:
                                                 self.file.header_line, "header timestamp")
         session.metadata = header_metadata(header)
         self.walk(path)
+        if self.entries.messages is not None:
+            for _ in self.messages(builder, path):
+                pass
+            return builder.finish()
+        for _ in self.messages(builder, path, counting=True):
+            pass  # the ledger's problems reported now; the messages made again when written
+        count = len(builder.session.messages)
+        session = builder.finish()
+        session.messages = cast(list[Message], PathMessages(self, path, count))
+        return session
+
+    def messages(
+        self, builder: SessionBuilder, path: array[int], counting: bool = False
+    ) -> Iterator[Message]:
+        """The messages of `path`, each with what it takes from its ancestors and its tool-call
+        ids as `builder` writes them, added to `builder`. When they are made again (the kept
+        messages dropped), a stand-in is added (only the count matters to the ledger); when
+        only `counting`, only the messages with tool calls or results are made, for the ledger."""
         entries = self.entries
+        lines, flags = entries.lines, entries.flags
+        added = builder.session.messages
+        deferred = entries.messages is None
         for pos in path:
-            message = entries[pos].message
-            if message is not None:
-                builder.add(with_ids(builder, message, entries[pos].lineno))
-        return builder.finish()
+            flag = flags[pos]
+            if not flag & HAS_MESSAGE:
+                continue
+            if counting and not flag & CALLS:
+                added.append(_COUNTED)
+                continue
+            message = self.message(pos)
+            assert message is not None
+            message = with_ids(builder, message, lines[pos])
+            added.append(_COUNTED if deferred else message)
+            yield message
+
+    def message(self, pos: int) -> Message | None:
+        """The message of the entry at `pos` (walked), with what it takes from its ancestors."""
+        message = self.entries.message(pos)
+        if message is None:
+            return None
+        if message.role == "assistant":
+            fill_assistant(message, self.states[self.state_after[pos]])
+        elif pos in self.first_kept_ids:
+            message.first_kept_id = self.first_kept_ids[pos]
+        return message
 
     def walk(
-        self, path: list[int], state: ModelState | None = None,
-        ancestors: Callable[[int], list[int]] | None = None,
+        self, path: array[int], state: int = -1,
+        ancestors: Callable[[int], array[int]] | None = None,
     ) -> None:
         """Finish the path's entries not walked yet, carrying the model state down: report
-        their problems, apply their model changes, fill what their messages take from it.
+        their problems, note the model state in force after each, and where a compaction's
+        kept range starts.
 
         `path` runs from the root, or from below an entry already walked whose `state` is
         given; `ancestors` then gives an entry's ancestors (a compaction looks back on them).
         """
         entries = self.entries
+        notes, changes, first_kept = entries.notes, entries.changes, entries.first_kept
         problems = self.problems
-        state = state or self.start_state
+        after = self.state_after
+        current = max(state, 0)
         for step, pos in enumerate(path):
-            entry = entries[pos]
-            if entry.state is not None:
-                state = entry.state
+            if after[pos] >= 0:
+                current = after[pos]
                 continue
-            if entry.notes is not None:
-                replay(entry.notes, problems)
-                entry.notes = None
-            if entry.change is not None:
-                state = state._replace(**entry.change)
-            message = entry.message
-            if message is not None:
-                if message.role == "assistant":
-                    fill_assistant(message, state)
-                elif entry.first_kept is not None:
-                    before = path[:step] if ancestors is None else ancestors(pos)
-                    self.mark_first_kept(message, entry.first_kept, before)
-            entry.state = state
+            entry_notes: Notes | None = notes.pop(pos, None)
+            if entry_notes is not None:
+                replay(entry_notes, problems)
+            change = changes[pos]
+            if change >= 0:
+                current = self._state(self.states[current]._replace(
+                    **entries.change_values[change]))
+            first = first_kept.get(pos)
+            if first is not None:
+                before = path[:step] if ancestors is None else ancestors(pos)
+                self.mark_first_kept(pos, first, before)
+            after[pos] = current
 
-    def mark_first_kept(self, message: Message, first: str | int, ancestors: list[int]) -> None:
+    def _state(self, state: ModelState) -> int:
+        index = self.state_index.get(state)
+        if index is None:
+            index = self.state_index[state] = len(self.states)
+            self.states.append(state)
+        return index
+
+    def mark_first_kept(self, pos: int, first: str | int, ancestors: array[int]) -> None:
         """A compaction's extras ``first_kept_id``: the first message with an id at or after
         its kept-range start, when that resolves on the path before it."""
         start = self.first_kept_step(first, ancestors)
         if start is None:
             return
         entries = self.entries
-        for pos in ancestors[start:]:
-            kept = entries[pos].message
-            if kept is not None and kept.id is not None:
-                message.first_kept_id = kept.id
-                return
+        for kept in ancestors[start:]:
+            if entries.flags[kept] & HAS_MESSAGE:
+                message = entries.message(kept)
+                if message is not None and message.id is not None:
+                    self.first_kept_ids[pos] = message.id
+                    return
 
-    def first_kept_step(self, first: str | int, ancestors: list[int]) -> int | None:
+    def first_kept_step(self, first: str | int, ancestors: array[int]) -> int | None:
         """Where on the path (an index into `ancestors`) the kept range starts, if it resolves."""
-        if type(first) is int:
+        if isinstance(first, int):
             if 1 <= first <= len(ancestors):
                 return first - 1  # v1: the header is index 0 and the path is every entry
             return None
-        entries = self.entries
+        named = self.entries.named(first)
         for step, pos in enumerate(ancestors):
-            if entries[pos].id == first:
+            if pos in named:
                 return step
         return None
+
+
+class PathMessages:
+    """The messages of a long path, made again from the input each time they are iterated, in
+    order (what `released` and the writers do: the header reads them, then the body). Taking
+    one out (``messages[i] = None``, as `released` does once written) is a no-op: none is held.
+    Only sessions read with `ReadContext.deferred` (written, never changed) get one."""
+
+    def __init__(self, branches: Branches, path: array[int], count: int) -> None:
+        self.branches = branches
+        self.path = path
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Message]:
+        branches = self.branches
+        quiet = replace(branches.context, problems=Problems(sink=None))  # reported when read
+        builder = SessionBuilder(quiet, branches.source.name, None)
+        return branches.messages(builder, self.path)
+
+    def __setitem__(self, index: int, value: object) -> None:
+        """Nothing to let go of: each message was made for the pass that took it."""
+
+
+_COUNTED = Message("user")  # what a builder holds in place of a message made again later
 
 
 def with_ids(builder: SessionBuilder, message: Message, line: int) -> Message:

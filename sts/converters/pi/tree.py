@@ -8,21 +8,14 @@ file order. This module only finds paths; turning entries into messages is `mess
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from array import array
+from dataclasses import dataclass
 from typing import Any
 
+from sts.converters.pi.entries import HAS_ID, NAMED, EntryTable
 from sts.model import FallbackTime
 from sts.problems import Problems
 from sts.undated import header_fallback
-
-
-@dataclass(slots=True)
-class Node:
-    """What the tree needs of one entry: its line, and its ``id``/``parentId`` when strings."""
-
-    lineno: int
-    id: str | None
-    parent: str | None
 
 
 @dataclass(slots=True)
@@ -34,7 +27,7 @@ class PiFile:
 
     header: dict[str, Any]
     header_line: int
-    entries: list[Any] = field(default_factory=list)  # Node (or a subclass), file order
+    entries: EntryTable
     name: str | None = None
 
     @property
@@ -64,55 +57,65 @@ def entry_id(own_id: str | None, index: int, tree: bool) -> str | None:
 
 
 class Tree:
-    """Index of a v2+ file's entries by id, with pi's leaf and path rules."""
+    """A v2+ file's entries as a tree (parents resolved by `EntryTable`), with pi's leaf and
+    path rules. Paths are arrays of positions, root first."""
 
     def __init__(self, pi_file: PiFile, problems: Problems) -> None:
-        self.entries: list[Node] = pi_file.entries
-        self.by_id: dict[str, int] = {}
+        self.entries = pi_file.entries
         self.problems = problems
-        by_id = self.by_id
-        for position, node in enumerate(self.entries):
-            key = node.id
-            if key is None:
-                problems.error(
-                    node.lineno, "no-entry-id", "entry without a string id: not in the tree"
-                )
-                continue
-            if key in by_id:
-                text = f"entry id {key!r} used twice: the later entry wins"
-                problems.warning(node.lineno, "duplicate-id", text)
-            by_id[key] = position
+        for lineno, own in self.entries.id_problems:
+            if own is None:
+                problems.error(lineno, "no-entry-id", "entry without a string id: not in the tree")
+            else:
+                text = f"entry id {own!r} used twice: the later entry wins"
+                problems.warning(lineno, "duplicate-id", text)
 
-    def path_to(self, position: int) -> list[int]:
+    def path_to(self, position: int) -> array[int]:
         """Entry positions from the root down to the entry at `position` (pi's getBranch)."""
+        parents = self.entries.parents
+        path = array("i")
+        current = position
+        limit = len(parents)
+        while current >= 0:
+            path.append(current)
+            if len(path) > limit:  # longer than the file: a loop, walked again to report it
+                return self._looping_path(position)
+            current = parents[current]
+        path.reverse()
+        return path
+
+    def _looping_path(self, position: int) -> array[int]:
         entries = self.entries
-        by_id = self.by_id
-        path: list[int] = []
+        path = array("i")
         seen: set[int] = set()
-        current: int | None = position
-        while current is not None:
+        current = position
+        while current >= 0:
             if current in seen:
-                lineno = entries[current].lineno
+                lineno = entries.lines[current]
                 self.problems.error(lineno, "parent-cycle", "parentId chain loops: walk stopped")
                 break
             seen.add(current)
             path.append(current)
-            parent = entries[current].parent
-            current = by_id.get(parent) if parent is not None else None
+            current = entries.parents[current]
         path.reverse()
         return path
 
-    def active_path(self) -> list[int]:
+    def active_path(self) -> array[int]:
         """The branch pi opens: from the last parsed entry back to its root."""
-        if not self.entries:
-            return []
-        last = len(self.entries) - 1
-        if self.entries[last].id is None:
-            return [last]  # pi's context falls back to that entry alone
+        entries = self.entries
+        if not len(entries):
+            return array("i")
+        last = len(entries) - 1
+        if not entries.flags[last] & NAMED:
+            return array("i", [last])  # pi's context falls back to that entry alone
         return self.path_to(last)
 
     def leaves(self) -> list[int]:
         """Positions of entries that no entry names as parent, in file order."""
-        by_id = self.by_id
-        parents = {by_id.get(node.parent) for node in self.entries if node.parent is not None}
-        return sorted(pos for pos in by_id.values() if pos not in parents)
+        entries = self.entries
+        named = bytearray(len(entries))
+        for parent in entries.parents:
+            if parent >= 0:
+                named[parent] = 1
+        flags = entries.flags
+        return [pos for pos in range(len(flags)) if flags[pos] & HAS_ID and not named[pos]]

@@ -1,0 +1,173 @@
+"""The entries of a Pi file, kept slim: flat arrays indexed by position, no object per entry.
+
+Each entry is converted as soon as it is read (`EntryConverter`), and the table keeps only what
+the tree and the path walk need: its line, its byte offset, its parent's position, whether it
+has an id and a message, the model state it sets (an index into the few distinct ones), and,
+for the few entries that have them, its problems and a compaction's kept-range start. Its
+message is kept too, unless the file has more than `DEFER_AT` entries averaging under
+`KEEP_BYTES`, the caller allows it (`ReadContext.deferred`) and the input can be read again (a
+seekable file): then messages are dropped and made again from the input, line by line, when a
+session is written (`EntryTable.message`), since 2M tiny entries would otherwise hold a
+~500-byte `Message` each, several times the input.
+
+Parents are resolved to positions as entries are read, with pi's rules kept: an id used twice
+names its later entry (`finish` points the earlier ones' children there), a parent read after
+its child is resolved at the end, and a parent never read makes a root.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
+
+from sts.converters.pi.messages import Change, Notes
+from sts.lines import reparse
+from sts.model import Message
+
+#: Entries whose messages are always kept; past this many a deferring reader drops them when
+#: the entries so far average less than `KEEP_BYTES` (a `Message` costs ~500 bytes)
+DEFER_AT = 50_000
+KEEP_BYTES = 1024
+
+HAS_ID = 1  #: the entry has a string id and is the one its id names (not superseded)
+HAS_MESSAGE = 2  #: the entry converts to a message
+NAMED = 4  #: the entry has a string id (`HAS_ID` also when no later entry took it over)
+CALLS = 8  #: the entry's message makes tool calls or is a tool result (the ledger needs it)
+
+Adjust = Callable[[Message, Change | None], Change | None]
+
+
+class EntryTable:
+    """The entries of one file in file order (positions 0, 1, ...); see the module docstring.
+
+    `lines`: line numbers; `parents`: the parent's position (-1: none, missing or not a string);
+    `flags`: `HAS_ID`, `NAMED`, `HAS_MESSAGE`, `CALLS`; `changes`: index into `change_values`
+    (-1: none);
+    `notes`, `first_kept`: by position, only for entries that have them; `by_id`: id → the
+    position it names; `id_problems`: the line of each entry without an id (None) or reusing one
+    (that id), in file order.
+    """
+
+    def __init__(self, offsets: array[int] | None, keep_messages: bool) -> None:
+        self.lines = array("i")
+        self.parents = array("i")
+        self.changes = array("i")
+        self.flags = bytearray()
+        self.by_id: dict[str, int] = {}
+        self.line_offsets = offsets  # byte offset of every line (None: not re-readable)
+        self.messages: list[Message | None] | None = [] if keep_messages else None
+        self.change_values: list[Change] = []
+        self._change_index: dict[tuple[tuple[str, str | None], ...], int] = {}
+        self.notes: dict[int, Notes] = {}
+        self.first_kept: dict[int, str | int] = {}
+        self.id_problems: list[tuple[int, str | None]] = []
+        self.earlier: dict[str, list[int]] = {}  # an id used twice: positions it names no more
+        self._forward: dict[int, str] = {}  # position → a parent id not read yet
+        self.stream: BinaryIO | None = None
+        self.remake: Callable[[dict[str, Any], int, int], Message | None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def add(self, lineno: int, own: Any, parent: Any, message: Message | None,
+            change: Change | None, notes: Notes | None, first_kept: str | int | None) -> None:
+        """Append one converted entry."""
+        position = len(self.lines)
+        self.lines.append(lineno)
+        flags = 0
+        if message is not None:
+            flags = HAS_MESSAGE | CALLS if message.tool_calls or message.role == "tool" else (
+                HAS_MESSAGE)
+        if type(own) is str:
+            flags |= HAS_ID | NAMED
+            self._name(own, position, lineno)
+        else:
+            self.id_problems.append((lineno, None))
+        self.flags.append(flags)
+        self.parents.append(self._parent(parent, position))
+        self.changes.append(-1 if change is None else self._change(change))
+        if notes is not None:
+            self.notes[position] = notes
+        if first_kept is not None:
+            self.first_kept[position] = first_kept
+        kept = self.messages
+        if kept is not None:
+            kept.append(message)
+            offsets = self.line_offsets
+            if len(kept) > DEFER_AT and offsets is not None and (
+                offsets[-1] < len(kept) * KEEP_BYTES
+            ):
+                self.messages = None  # made again from the input when written
+
+    def _name(self, own: str, position: int, lineno: int) -> None:
+        by_id = self.by_id
+        before = by_id.get(own)
+        if before is not None:
+            self.id_problems.append((lineno, own))
+            self.earlier.setdefault(own, []).append(before)
+            self.flags[before] &= ~HAS_ID
+        by_id[own] = position
+
+    def _parent(self, parent: Any, position: int) -> int:
+        if type(parent) is not str:
+            return -1
+        found = self.by_id.get(parent)
+        if found is None:
+            self._forward[position] = parent
+            return -1
+        return found
+
+    def _change(self, change: Change) -> int:
+        key = tuple(change.items())
+        index = self._change_index.get(key)
+        if index is None:
+            index = self._change_index[key] = len(self.change_values)
+            self.change_values.append(change)
+        return index
+
+    def finish(self) -> None:
+        """Resolve what reading in file order could not: parents read after their children,
+        and children of an id that a later entry took over (pi: the later entry wins)."""
+        by_id, parents = self.by_id, self.parents
+        moved = {old: by_id[own] for own, olds in self.earlier.items() for old in olds}
+        if moved:
+            for position, parent in enumerate(parents):
+                if parent in moved:
+                    parents[position] = moved[parent]
+        for position, parent_id in self._forward.items():
+            parents[position] = by_id.get(parent_id, -1)
+        self._forward = {}
+
+    def named(self, own: str) -> set[int]:
+        """The positions of the entries whose id is `own`, earlier duplicates included."""
+        found = self.by_id.get(own)
+        return set() if found is None else {found, *self.earlier.get(own, ())}
+
+    def release_index(self) -> None:
+        """Let the id index go once every session is put together: writing needs none of it."""
+        self.by_id = {}
+        self.earlier = {}
+
+    def message(self, position: int) -> Message | None:
+        """The entry's message as converted when read: the kept one, or one made again from its
+        line (a new object each time; its problems were reported when it was first read)."""
+        if self.messages is not None:
+            return self.messages[position]
+        if not self.flags[position] & HAS_MESSAGE:
+            return None
+        assert self.stream is not None and self.remake is not None and self.line_offsets is not None
+        lineno = self.lines[position]
+        self.stream.seek(self.line_offsets[lineno - 1])
+        record = reparse(self.stream.readline(), lineno)
+        return self.remake(record, lineno, position + 1)
+
+
+def tracked(stream: BinaryIO, offsets: array[int]) -> Iterator[bytes]:
+    """The lines of `stream`, appending each one's byte offset to `offsets` as it goes."""
+    position = stream.tell()
+    append = offsets.append
+    for raw in stream:
+        append(position)
+        position += len(raw)
+        yield raw
