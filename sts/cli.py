@@ -387,9 +387,10 @@ class _Report:
         self.sessions += result.sessions
         self.findings += result.findings
         self.errors += result.errors
-        dropped = sum(1 for p in result.problems if p.code in DROP_CODES)
+        codes = result.tally.codes
+        dropped = sum(codes.get(code, 0) for code in DROP_CODES)
         self.dropped += dropped
-        self.warnings += len(result.problems) - result.errors - dropped
+        self.warnings += result.tally.warnings - dropped
         self.skipped += result.status == "skipped"
         self.failed += result.status == "failed"
         if result.usage_error:
@@ -681,6 +682,9 @@ def _publish_folder(
         return EXIT_USAGE, False
     for problem in result.problems:
         click.echo(str(problem), err=True)
+    not_kept = result.tally.note_not_kept("sts publish")
+    if not_kept is not None:
+        click.echo(str(not_kept), err=True)
     for warning in result.warnings:
         click.echo(f"sts: warning: {warning}", err=True)
     for entry in result.left_out:
@@ -703,8 +707,7 @@ def _publish_folder(
     if not quiet:
         click.echo(f"sts: {len(result.files)} session file(s) written to {folder} "
                    f"({len(result.left_out)} left out)", err=True)
-    errors = any(p.severity == "error" for p in result.problems)
-    return (EXIT_PROBLEMS if errors else EXIT_OK), False
+    return (EXIT_PROBLEMS if result.tally.errors else EXIT_OK), False
 
 
 def _check_folder(folder: Path, quiet: bool) -> int:

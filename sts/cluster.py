@@ -88,8 +88,7 @@ def run_jobs(
             job, future = waiting.popleft()
             result = _result(job, future, distributed)
             if sink is not None:
-                for problem in result.problems:
-                    sink(problem)
+                result.replay(sink)
             on_result(result)
             if stop_on_failure and result.status == "failed":
                 return
@@ -104,7 +103,7 @@ def _result(job: Job, future: Any, distributed: Any) -> JobResult:
         return pipeline._lost(job)
     except Exception as exc:  # the task could not run at all (unpicklable, lost scheduler)
         result = JobResult(job.display, "failed")
-        result.problems.append(
+        result.tally.add(
             Problem(job.display, None, "internal-error", f"{type(exc).__name__}: {exc}")
         )
         return result

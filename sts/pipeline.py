@@ -28,7 +28,7 @@ from sts.converters.registry import converters, pick
 from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Message, Session
 from sts.names import file_stem
-from sts.problems import ConversionFailed, Policy, Problem, Problems
+from sts.problems import ConversionFailed, Policy, Problem, Problems, Tally
 from sts.undated import InputTime
 from sts.writers import WRITERS
 
@@ -108,14 +108,27 @@ class JobResult:
     display: str
     status: Literal["ok", "skipped", "failed", "companion"] = "ok"
     sessions: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
     usage_error: str | None = None
     findings: list[Finding] = field(default_factory=list)
 
     @property
+    def problems(self) -> list[Problem]:
+        """The problems the job kept (the first `sts.problems.KEEP`; `tally` counts them all)."""
+        return self.tally.sample
+
+    @property
     def errors(self) -> int:
         """How many error problems (not warnings) the job had."""
-        return sum(1 for p in self.problems if p.severity == "error")
+        return self.tally.errors
+
+    def replay(self, sink: Callable[[Problem], None]) -> None:
+        """Pass the kept problems on to `sink`, and then how many more there were."""
+        for problem in self.tally.sample:
+            sink(problem)
+        note = self.tally.note_not_kept(self.display)
+        if note is not None:
+            sink(note)
 
 
 def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResult:
@@ -124,8 +137,7 @@ def run_job(job: Job, target: Target, settings: Settings, sink=None) -> JobResul
     if job.walked and job.source is not None and is_companion(job.source, job.root):
         result.status = "companion"
         return result
-    problems = Problems(job.display, settings.policy, sink)
-    result.problems = problems.problems
+    problems = Problems(job.display, settings.policy, sink, result.tally)
     if job.unreadable is not None:
         result.status = "failed"
         _report_quietly(problems, "io-error", f"folder not read: {job.unreadable}")
@@ -735,8 +747,7 @@ def run_jobs(
     try:
         for result in results:
             if sink is not None:
-                for problem in result.problems:
-                    sink(problem)
+                result.replay(sink)
             on_result(result)
             if stop_on_failure and result.status == "failed":
                 return
@@ -747,7 +758,7 @@ def run_jobs(
 def _lost(job: Job) -> JobResult:
     """The result of a job whose worker process died."""
     result = JobResult(job.display, "failed")
-    result.problems.append(
+    result.tally.add(
         Problem(job.display, None, "worker-died", "the worker process converting it died")
     )
     return result

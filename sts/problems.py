@@ -10,6 +10,11 @@ code and the line number. The policy is the user's `--on-error` choice:
 A problem is an ``error`` when input was skipped or lost, a ``warning`` when it was repaired
 without loss of meaning (a lone surrogate replaced by U+FFFD, say). Errors make the command exit
 with 1; warnings are only reported.
+
+Each problem reaches the sink as it happens and is counted (`Tally`), but only the first `KEEP`
+of an input are kept: an input with a million bad lines costs no more memory than one with a
+thousand. Where problems are passed on later rather than as they happen (from a worker process
+to the one printing them), the rest are summed up by `Tally.note_not_kept`.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ Policy = Literal["skip", "fail", "keep"]
 MAX_TEXT = 300  # a message quoting a 20 MB string keeps only its head and tail
 POLICIES: tuple[str, ...] = ("skip", "fail", "keep")
 KEPT_NOTE = "kept raw in the session header (unparsedLines)"
+#: Problems an input keeps (`Tally.sample`); every one is still counted and reaches the sink.
+KEEP = 1000
 
 
 @dataclass(slots=True, frozen=True)
@@ -85,6 +92,42 @@ def print_to_stderr(problem: Problem) -> None:
     print(problem, file=sys.stderr)
 
 
+@dataclass(slots=True)
+class Tally:
+    """The problems of one input: every one counted, by severity and by code; the first
+    `KEEP` kept (`sample`)."""
+
+    sample: list[Problem] = field(default_factory=list)
+    errors: int = 0
+    warnings: int = 0
+    codes: dict[str, int] = field(default_factory=dict)
+
+    def add(self, problem: Problem) -> None:
+        if problem.severity == "error":
+            self.errors += 1
+        else:
+            self.warnings += 1
+        codes = self.codes
+        codes[problem.code] = codes.get(problem.code, 0) + 1
+        if len(self.sample) < KEEP:
+            self.sample.append(problem)
+
+    @property
+    def not_kept(self) -> int:
+        """How many problems were counted but not kept."""
+        return self.errors + self.warnings - len(self.sample)
+
+    def note_not_kept(self, file: str) -> Problem | None:
+        """What to say after the kept problems when they are passed on late: how many more
+        there were (None when all were kept)."""
+        if not self.not_kept:
+            return None
+        errors = self.errors - sum(1 for p in self.sample if p.severity == "error")
+        text = (f"{self.not_kept} more problem(s) ({errors} error(s)) not listed: only the "
+                f"first {KEEP} are kept")
+        return Problem(file, None, "problems-not-kept", text, "warning")
+
+
 class Reporter(Protocol):
     """What a reader reports problems to: `Problems`, or a log replayed into one later."""
 
@@ -98,14 +141,15 @@ class Problems:
     """Collects problems for one input file and applies the policy.
 
     `file` is the name shown in messages. `sink` is called for each problem as it happens (stderr
-    by default; tests pass `list.append`). Kept raw lines (policy ``keep``) wait in `kept` until
-    the driver attaches them to the session they belong to.
+    by default; tests pass `list.append`); `tally` counts them and keeps the first `KEEP`
+    (`problems`). Kept raw lines (policy ``keep``) wait in `kept` until the driver attaches them
+    to the session they belong to.
     """
 
     file: str = "<input>"
     policy: Policy = "skip"
     sink: Callable[[Problem], None] | None = print_to_stderr
-    problems: list[Problem] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
     kept: list[dict[str, object]] = field(default_factory=list)
     # what -> [line of the first, how many, line of the second]: well-formed records of unknown type
     unknown: dict[str, list[int | None]] = field(default_factory=dict)
@@ -152,19 +196,29 @@ class Problems:
                              f"{count - 1} more record(s) of {what} skipped")  # type: ignore[operator]
 
     def _emit(self, problem: Problem) -> None:
-        self.problems.append(problem)
+        self.tally.add(problem)
         if self.sink is not None:
             self.sink(problem)
 
     @property
+    def problems(self) -> list[Problem]:
+        """The problems kept: the first `KEEP` reported."""
+        return self.tally.sample
+
+    @property
+    def count(self) -> int:
+        """How many problems were reported (kept or not)."""
+        return self.tally.errors + self.tally.warnings
+
+    @property
     def error_count(self) -> int:
         """How many errors (not warnings) were reported."""
-        return sum(1 for p in self.problems if p.severity == "error")
+        return self.tally.errors
 
     def for_file(self, file: object) -> Problems:
         """The problems of a companion file read with this input (a sub-agent transcript, a
-        wire log): reported under its own name, with this input's policy, sink and lists."""
-        return Problems(str(file), self.policy, self.sink, self.problems, self.kept)
+        wire log): reported under its own name, with this input's policy, sink and tally."""
+        return Problems(str(file), self.policy, self.sink, self.tally, self.kept)
 
     def take_kept(self) -> list[dict[str, object]]:
         """Hand over the raw lines kept so far and forget them."""

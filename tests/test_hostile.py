@@ -683,3 +683,46 @@ def test_every_file_written_with_exit_0_from_a_damaged_input_is_valid(tmp_path, 
 def test_every_file_written_with_exit_0_from_a_random_input_is_valid(tmp_path, records, to, fmt):
     data = b"".join(orjson.dumps(r) + b"\n" for r in records)
     _convert_and_validate(tmp_path, data, to, fmt)
+
+
+def test_problems_kept_are_bounded_and_counted_exactly(monkeypatch):
+    from sts import problems as module
+
+    monkeypatch.setattr(module, "KEEP", 5)
+    seen: list = []
+    problems = module.Problems("f.jsonl", "skip", seen.append)
+    companion = problems.for_file("agent.jsonl")  # shares the tally
+    for line in range(7):
+        problems.error(line + 1, "malformed-json", "line is not valid JSON")
+    for line in range(4):
+        companion.warning(line + 1, "lone-surrogate", "replaced")
+    tally = problems.tally
+    assert len(seen) == 11  # every problem reached the sink as it happened
+    assert [p.line for p in problems.problems] == [1, 2, 3, 4, 5]  # only the first 5 kept
+    assert (tally.errors, tally.warnings, problems.error_count, problems.count) == (7, 4, 7, 11)
+    assert tally.codes == {"malformed-json": 7, "lone-surrogate": 4}
+    note = tally.note_not_kept("f.jsonl")
+    assert note is not None and (note.code, note.severity) == ("problems-not-kept", "warning")
+    assert note.text == "6 more problem(s) (2 error(s)) not listed: only the first 5 are kept"
+
+
+def test_a_worker_passes_on_the_first_problems_and_how_many_more(tmp_path):
+    from sts.problems import KEEP
+
+    bad = KEEP + 3
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.jsonl").write_bytes(
+            jsonl({"type": "session", "version": 3, "id": name, "timestamp": STAMP},
+                  {"type": "message", "id": "e", "parentId": None, "timestamp": STAMP,
+                   "message": {"role": "user", "content": "hi"}}) + b"{not json\n" * bad)
+    done = sts("convert", "-j", "2", tmp_path / "a.jsonl", tmp_path / "b.jsonl",
+               "-o", f"{tmp_path / 'out'}/")
+    assert done.returncode == 1
+    report = done.stderr.splitlines()
+    for name in ("a", "b"):
+        listed = [line for line in report
+                  if f"{name}.jsonl:" in line and line.endswith("[malformed-json]")]
+        assert len(listed) == KEEP
+        assert f"{tmp_path / name}.jsonl: warning: 3 more problem(s) (3 error(s)) not listed: " \
+            f"only the first {KEEP} are kept [problems-not-kept]" in report
+    assert report[-1].endswith(f"; {2 * bad} error(s), 0 warning(s)")  # counted, all of them

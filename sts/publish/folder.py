@@ -41,7 +41,7 @@ from sts.pipeline import (
     plan_jobs,
     safe_name,
 )
-from sts.problems import Problem, Problems
+from sts.problems import Problem, Problems, Tally
 from sts.publish.card import dataset_card
 from sts.publish.shape import stats
 from sts.redact import Finding, RedactionConfig, Redactor, redact_session
@@ -86,16 +86,21 @@ class PublishOptions:
 @dataclass
 class PublishResult:
     """What a publish run did. `refused` is True when findings await review (nothing written
-    but the report)."""
+    but the report). `tally` counts the inputs' problems and keeps the first ones."""
 
     directory: Path
     files: list[dict[str, Any]] = field(default_factory=list)
     left_out: list[dict[str, Any]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
     warnings: list[str] = field(default_factory=list)
     scanner_findings: list[str] = field(default_factory=list)
     refused: bool = False
+
+    @property
+    def problems(self) -> list[Problem]:
+        """The input problems kept (the first `sts.problems.KEEP`; `tally` counts them all)."""
+        return self.tally.sample
 
     @property
     def flagged(self) -> list[Finding]:
@@ -176,7 +181,7 @@ class _Publisher:
             self.read(job.source, job.display)
 
     def read(self, path: Path, display: str) -> None:
-        problems = Problems(display, "skip", self.result.problems.append)
+        problems = Problems(display, "skip", None, self.result.tally)
         peek, stream = open_source(path)
         with stream:
             converter = converter_for(peek, path, self.options.source_format)

@@ -87,8 +87,7 @@ def _add_children(
         calls.update(reader.agent_calls)
         for agent_file in agent_files(path, transcript.session_id):
             agent_id = agent_id_of(agent_file)
-            child_problems = Problems(str(agent_file), problems.policy, problems.sink,
-                                      problems.problems, problems.kept)
+            child_problems = problems.for_file(agent_file)
             try:
                 with agent_file.open("rb") as stream:
                     child_transcript = read_transcript(stream, child_problems)

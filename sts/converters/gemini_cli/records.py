@@ -230,12 +230,12 @@ def replay(lines: Iterable[bytes], problems: Problems) -> Recording:
     """The recording of a JSONL file from its lines."""
     state = Replay(problems)
     source = LastLine(lines)
-    reported = len(problems.problems)
+    reported = problems.count
     for lineno, record in iter_records(cast(BinaryIO, source), problems):
         # a line read cleanly is kept as bytes; one that needed a repair (reported) as parsed
-        clean = len(problems.problems) == reported and lineno > 1
+        clean = problems.count == reported and lineno > 1
         state.line(lineno, record, source.last if clean else None)
-        reported = len(problems.problems)
+        reported = problems.count
     return state.recording()
 
 
