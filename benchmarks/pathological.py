@@ -1,6 +1,7 @@
 """Inputs on which time or memory could grow faster than the input (issue 12): each is converted
-at two sizes, n and 2n, and the ratio of the times (and of peak memory) is printed. Linear is
-about 2.0 for time; a ratio past ~2.2 means super-linear work.
+at two sizes, n and 2n, and the ratio of the times and of peak memory is printed, with the peak
+as a multiple of the input's size at 2n. Linear is about 2.0 for time; a ratio past ~2.2 means
+super-linear work. Memory that does not grow with the input has a ratio near 1.0.
 
     python benchmarks/pathological.py                # every case, default sizes
     python benchmarks/pathological.py --scale 0.25   # smaller sizes (a quick look)
@@ -113,19 +114,34 @@ def missing_parents(folder: Path, n: int) -> list[str]:
 
 
 def malformed_lines(folder: Path, n: int) -> list[str]:
-    """Pi: a header, one message, then n lines that are not JSON."""
+    """Pi: a header, one message, then n lines that are not JSON (n problems reported)."""
     path = folder / "pi.jsonl"
     path.write_bytes(pi_header() + line(pi_user("e0", None, "hi")) + b"{not json\n" * n)
     return [str(path), "--from", "pi"]
 
 
+def malformed_lines_in_workers(folder: Path, n: int) -> list[str]:
+    """Two such files of n/2 bad lines, ``-j 2``: each worker's problems are passed on at the
+    end rather than printed as they happen."""
+    paths = []
+    for name in ("a", "b"):
+        paths += malformed_lines(folder / name, n // 2)[:1]
+    return [*paths, "--from", "pi", "-j", "2", "-o", f"{folder / 'out'}/"]
+
+
 def tiny_pi_entries(folder: Path, n: int) -> list[str]:
-    """Pi: n tiny chained entries."""
-    rows = [pi_header()]
-    rows += [line(pi_user(f"{i:x}", f"{i - 1:x}" if i else None, "x")) for i in range(n)]
+    """Pi: n tiny chained entries (ids of 8 hex digits, as pi makes them)."""
     path = folder / "pi.jsonl"
-    path.write_bytes(b"".join(rows))
+    with path.open("wb") as out:
+        out.write(pi_header())
+        for i in range(n):
+            out.write(line(pi_user(f"{i:08x}", f"{i - 1:08x}" if i else None, "x")))
     return [str(path)]
+
+
+def tiny_pi_entries_to_pi(folder: Path, n: int) -> list[str]:
+    """The same, written as Pi."""
+    return [*tiny_pi_entries(folder, n), "--to", "pi"]
 
 
 def damaged_openai(folder: Path, n: int) -> list[str]:
@@ -158,8 +174,10 @@ CASES: dict[str, tuple[Callable[[Path, int], list[str]], int]] = {
     "glued-pi-records": (glued_pi, 20_000),
     "cut-off-then-glued": (cut_off_glued, 5_000),
     "every-parent-missing": (missing_parents, 20_000),
-    "malformed-lines": (malformed_lines, 500_000),
-    "tiny-pi-entries": (tiny_pi_entries, 500_000),
+    "malformed-lines": (malformed_lines, 1_000_000),
+    "malformed-lines-j2": (malformed_lines_in_workers, 1_000_000),
+    "tiny-pi-entries": (tiny_pi_entries, 1_000_000),
+    "tiny-pi-entries-to-pi": (tiny_pi_entries_to_pi, 1_000_000),
     "damaged-openai-first-line": (damaged_openai, 100_000),
     "symlink-loops": (symlink_loops, 2_000),
 }
@@ -176,15 +194,22 @@ def run(arguments: list[str]) -> tuple[float, float]:
     return time.perf_counter() - start, usage.ru_maxrss / 1024
 
 
-def measure(make: Callable[[Path, int], list[str]], n: int, runs: int) -> tuple[float, float]:
+def measure(
+    make: Callable[[Path, int], list[str]], n: int, runs: int
+) -> tuple[float, float, float]:
+    """Median seconds, peak RSS (MiB) and the input's size (MiB) of `runs` runs at size n."""
     with tempfile.TemporaryDirectory(prefix="sts-patho-") as tmp:
-        arguments = make(Path(tmp), n)
+        folder = Path(tmp)
+        for sub in ("a", "b"):
+            (folder / sub).mkdir()
+        arguments = make(folder, n)
+        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
         results = []
         for _ in range(runs):
-            out = Path(tmp) / "out"
+            out = folder / "out"
             shutil.rmtree(out, ignore_errors=True)
             results.append(run(arguments))
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+    return statistics.median(r[0] for r in results), max(r[1] for r in results), size
 
 
 def main() -> None:
@@ -193,15 +218,22 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", action="append", choices=sorted(CASES))
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"{'case':<28} {'n':>9} {'s (n)':>8} {'s (2n)':>8} {'ratio':>6} "
-          f"{'MiB (n)':>8} {'MiB (2n)':>8}")
+          f"{'MiB (n)':>8} {'MiB (2n)':>8} {'ratio':>6} {'input 2n':>9} {'peak/in':>7}")
     for name in args.only or CASES:
         make, size = CASES[name]
         n = max(1, int(size * args.scale))
-        small, small_mib = measure(make, n, args.runs)
-        large, large_mib = measure(make, 2 * n, args.runs)
+        small, small_mib, _ = measure(make, n, args.runs)
+        large, large_mib, large_input = measure(make, 2 * n, args.runs)
         print(f"{name:<28} {n:>9} {small:>8.2f} {large:>8.2f} {large / small:>6.2f} "
-              f"{small_mib:>8.0f} {large_mib:>8.0f}", flush=True)
+              f"{small_mib:>8.0f} {large_mib:>8.0f} {large_mib / small_mib:>6.2f} "
+              f"{large_input:>9.0f} {relative(large_mib, large_input):>7}", flush=True)
+
+
+def relative(peak: float, size: float) -> str:
+    """The peak as a multiple of the input's size (``-`` for inputs under 1 MiB)."""
+    return f"{peak / size:.2f}" if size >= 1 else "-"
 
 
 if __name__ == "__main__":
