@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sts.converters.registry import builtin_converters
-from sts.model import CONVERSION_TIME, Message, Session, TextPart
+from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Message, Session, TextPart
 from sts.timestamps import (
     _MAX_MS,
     _MIN_MS,
@@ -30,7 +30,7 @@ from sts.timestamps import (
     iso_from_ms,
     to_ms,
 )
-from sts.undated import HEADER_FIELD
+from sts.undated import HEADER_FIELD, modified_time
 from tests.support import CASES, ROOT, assert_valid, lines, read_sessions, walk, write_checked
 from tests.test_cli import sts as run_sts
 
@@ -251,3 +251,10 @@ def test_cursor_cli_chat_time(tmp_path):
         write_checked(session, "sts")
         write_checked(session, "pi")
     assert found == [(1772442845112, [])] + [(None, ["bad-timestamp"])] * len(BAD)
+
+
+@pytest.mark.parametrize("ms", [1_209_600_000, 253_402_300_800_000, -62_135_596_800_001])
+def test_a_modified_time_no_output_can_hold_is_replaced_by_the_conversion_time(ms):
+    """What a file's or a store object's modification time goes through (`sts.undated`)."""
+    assert modified_time(ms).origin == CONVERSION_TIME
+    assert modified_time(1772442845112) == FallbackTime(1772442845112, INPUT_MTIME)
