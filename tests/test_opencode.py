@@ -483,3 +483,20 @@ def test_a_copy_that_changed_while_taken_is_taken_again(tmp_path, monkeypatch):
     sessions, problems = read(path)
     assert sessions == [] and [p.code for p in problems] == ["database-busy"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["opencode.db"]
+
+
+def test_a_sub_agent_named_only_by_a_task_call_and_created_before_its_parent_is_written_once(
+        tmp_path):
+    # sessions stream in creation order: one without parent_id is written before the task call
+    # naming it is read, so the parent links to it by id instead of holding it a second time
+    path = build_case(tmp_path)
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE session SET time_created = 500 WHERE id = 'ses_kid'")
+    connection.commit()
+    connection.close()
+    sessions, _ = read(path)
+    assert [s.id for s in sessions] == ["ses_kid", "ses_mig", "ses_v1"]
+    kid, _, v1 = sessions
+    assert [m.text for m in kid.messages] == ["look around", "done"]
+    assert v1.children == []
+    assert v1.metadata["subagentLinks"] == [{"sessionId": "ses_kid", "toolCallId": "call_task"}]

@@ -209,18 +209,21 @@ def assemble(store: Store, context: ReadContext, wanted: tuple[str, ...], subage
     else:
         roots = [i for i in infos if i.parent_id not in by_id or i.parent_id == i.id]
     attached: set[str] = set()
+    written: set[str] = set()
     for root in roots:
         if root.id in attached and not wanted:
             continue  # a sub-agent the task tool named (no parent_id), read with its parent
         session = _session(store, context, root, by_id, children, subagents, (root.id,),
-                           attached)
+                           attached, written)
         if session.messages or session.children:  # an unused session: nothing to convert
+            if not wanted:
+                written.add(root.id)
             yield session
 
 
 def _session(store: Store, context: ReadContext, info: Info, by_id: dict[str, Info],
              children: dict[str, list[str]], subagents: bool, line: tuple[str, ...],
-             attached: set[str]) -> Session:
+             attached: set[str], written: set[str]) -> Session:
     reader = SessionReader(context, info)
     try:
         store.read(info, reader)
@@ -230,17 +233,21 @@ def _session(store: Store, context: ReadContext, info: Info, by_id: dict[str, In
     if not subagents:
         return session
     kids = list(children.get(info.id, ()))
+    links = []
     for child_id in reader.links:  # a task call names a child the parent_id does not
         known = by_id.get(child_id)
-        if known is not None and child_id not in kids and known.parent_id is None:
+        if known is None or child_id in kids or known.parent_id is not None:
+            continue
+        if child_id in written:  # created before its parent, so already written on its own
+            links.append({"sessionId": child_id, "toolCallId": reader.links[child_id]})
+        else:
             kids.append(child_id)
-    links = []
     for child_id in kids:
         if child_id in line:  # a loop of parent ids
             continue
         attached.add(child_id)
         child = _session(store, context, by_id[child_id], by_id, children, subagents,
-                         (*line, child_id), attached)
+                         (*line, child_id), attached, written)
         if not child.messages and not child.children:
             continue  # unused, or its rows could not be read (reported)
         child.metadata["parentSessionId"] = session.id
