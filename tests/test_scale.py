@@ -3,12 +3,14 @@ folder of many files is listed, what a big session keeps in memory. No wall-cloc
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import sts
 from tests.support import SAMPLES
@@ -37,20 +39,21 @@ NOT_AT_START = (
 )
 
 
-def imported_by(*args: str) -> set[str]:
-    """The modules ``python -m sts ARGS`` imports (from ``-X importtime``)."""
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "sts", *args],
-        capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-    )
+def at_exit(expression: str, *args: str) -> Any:
+    """The value of `expression` when ``sts ARGS`` exits, run as the ``sts`` command runs."""
+    code = ("import atexit, gc, re, sys\n"
+            f"atexit.register(lambda: print('\\nAT EXIT', repr({expression})))\n"
+            "from sts.__main__ import run\n"
+            "run()")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     assert done.returncode == 0, done.stderr.decode()[-2000:]
-    lines = done.stderr.decode().splitlines()
-    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    return ast.literal_eval(done.stdout.decode().rsplit("AT EXIT ", 1)[1])
 
 
 def test_converting_a_small_file_imports_only_what_the_job_needs() -> None:
-    modules = imported_by("convert", str(SAMPLES / "hello.sts.jsonl"), "-q")
-    assert "sts.pipeline" in modules  # the measurement sees our own imports
+    modules = at_exit("sorted(sys.modules)", "convert", str(SAMPLES / "hello.sts.jsonl"), "-q")
+    assert "sts.pipeline" in modules and "sts.converters.pi" in modules  # it sees all imports
     loaded = sorted(m for m in modules
                     if any(m == n or m.startswith(n + ".") for n in NOT_AT_START))
     assert loaded == []
@@ -62,27 +65,18 @@ COMPILED_AT_START = ["sts.converters.opencode.EXPORT_HEAD", "sts.timestamps._CAN
 
 
 def test_converting_a_small_file_compiles_only_the_patterns_it_uses() -> None:
-    code = ("import atexit, re, sys\n"
-            "atexit.register(lambda: print(sorted(f'{name}.{attr}' for name, module in "
-            "list(sys.modules.items()) if name.startswith('sts') "
-            "for attr, value in vars(module).items() if isinstance(value, re.Pattern))))\n"
-            "from sts.__main__ import run\n"
-            "run()")
-    sample = str(SAMPLES / "hello.sts.jsonl")
-    done = subprocess.run([sys.executable, "-c", code, "convert", sample], capture_output=True,
-                          timeout=120, check=True)
-    assert done.stdout.decode().splitlines()[-1] == repr(COMPILED_AT_START)
+    compiled = at_exit("sorted(f'{name}.{attr}' for name, module in list(sys.modules.items()) "
+                       "if name.startswith('sts') for attr, value in vars(module).items() "
+                       "if isinstance(value, re.Pattern))",
+                       "convert", str(SAMPLES / "hello.sts.jsonl"), "-q")
+    assert compiled == COMPILED_AT_START
 
 
 def test_the_command_freezes_what_its_imports_built() -> None:
     """`sts` imports with the collector paused, then freezes those objects out of collections
     (the one at exit included); the collector itself runs again for the conversion."""
-    code = ("import atexit, gc, sys; atexit.register(lambda: print(gc.get_freeze_count(), "
-            "gc.isenabled())); sys.argv = ['sts', 'formats']; from sts.__main__ import run; run()")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120,
-                          check=True)
-    frozen, enabled = done.stdout.decode().split()[-2:]
-    assert int(frozen) > 10_000 and enabled == "True"
+    frozen, enabled = at_exit("(gc.get_freeze_count(), gc.isenabled())", "formats")
+    assert frozen > 10_000 and enabled
 
 
 def _folder_of_sessions(folder: Path, count: int) -> None:
