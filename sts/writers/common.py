@@ -14,11 +14,12 @@ from sts.model import ImagePart, MediaPart, Message, MessageKind, Session, Think
 from sts.problems import Problems
 from sts.spill import StoredText
 from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importable here)
+from sts.undated import HEADER_FIELD as FALLBACK_FIELD
 
 _OPTIONS = orjson.OPT_APPEND_NEWLINE
 RESERVED_HEADER_KEYS = frozenset(
     ("type", "harness", "id", "name", "version", "timestamp", "cwd", "parentSession", "metadata",
-     "timestampFallback")
+     FALLBACK_FIELD)
 )
 
 

@@ -38,12 +38,12 @@ from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session
 from sts.problems import Problems
 from sts.timestamps import checked_ms, stated_ms
+from sts.undated import HEADER_FIELD
 
 # Header keys with a model field, or that our own writers add (not copied into metadata).
 HEADER_KEYS = frozenset(
     ("type", "id", "version", "timestamp", "cwd", "harness", "provider", "modelId",
-     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git",
-     "timestampFallback")
+     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git", HEADER_FIELD)
 )
 
 
