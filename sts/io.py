@@ -7,8 +7,7 @@ import io
 import itertools
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import BinaryIO
 
@@ -91,10 +90,10 @@ def open_binary(path: Path) -> BinaryIO:
     return open(path, "rb", buffering=BUFFER_SIZE)
 
 
-@contextmanager
 def atomic_output(path: Path, streams: bool = True, absent: bool = False
-                  ) -> Iterator[BinaryIO]:
-    """Write to a temporary file beside `path` and rename it into place on success.
+                  ) -> AbstractContextManager[BinaryIO]:
+    """Write to a temporary file beside `path` and rename it into place on success (use it in a
+    ``with`` statement).
 
     A run killed half way leaves no half-written `path` (at most a hidden ``.*.tmp`` file, which
     an exception removes). A non-regular file is never replaced: a symlink is written through
@@ -110,24 +109,45 @@ def atomic_output(path: Path, streams: bool = True, absent: bool = False
             raise IsADirectoryError(errno.EISDIR, "is a directory")
         if not streams:
             raise OSError(errno.EEXIST, "exists and is not a regular file: not replaced")
-        with open(path, "wb", buffering=BUFFER_SIZE) as stream:  # a FIFO, a device
-            yield stream
-        return
+        return open(path, "wb", buffering=BUFFER_SIZE)  # a FIFO, a device
     if mode is not None and os.path.islink(path):
         path = Path(os.path.realpath(path))
-    try:
-        descriptor, temporary = _create_temporary(path)
-    except FileNotFoundError:  # the folder is new
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = _create_temporary(path)
-    try:
-        with os.fdopen(descriptor, "wb", buffering=BUFFER_SIZE) as handle:
-            yield handle
-        os.replace(temporary, path)
-    except BaseException:
+    return _Replacing(path)
+
+
+class _Replacing:
+    """`atomic_output`'s temporary file, renamed over its path when the block ends without an
+    exception, removed when it raises (a class rather than a generator: one per output of a
+    stream of many sessions)."""
+
+    __slots__ = ("handle", "path", "temporary")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> BinaryIO:
+        try:
+            descriptor, self.temporary = _create_temporary(self.path)
+        except FileNotFoundError:  # the folder is new
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor, self.temporary = _create_temporary(self.path)
+        self.handle = os.fdopen(descriptor, "wb", buffering=BUFFER_SIZE)
+        return self.handle
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        try:
+            self.handle.close()
+            if kind is None:
+                os.replace(self.temporary, self.path)
+                return
+        except BaseException:
+            self._remove()
+            raise
+        self._remove()
+
+    def _remove(self) -> None:
         with suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+            os.unlink(self.temporary)
 
 
 #: Bytes of the output name a temporary name keeps (names are at most 255 bytes).
@@ -141,7 +161,8 @@ def _create_temporary(path: Path) -> tuple[int, str]:
     (`tempfile` would do, but importing it costs more start-up time than a small conversion.)
     """
     folder, name = os.path.split(os.fspath(path))
-    stem = os.fsencode(name)[:_TEMPORARY_STEM].decode("utf-8", "ignore")
+    stem = name if len(name) <= _TEMPORARY_STEM // 4 and name.isascii() else \
+        os.fsencode(name)[:_TEMPORARY_STEM].decode("utf-8", "ignore")
     while True:
         number = next(_temporary_numbers)
         temporary = os.path.join(folder, f".{stem}.{os.getpid()}-{number}.tmp")

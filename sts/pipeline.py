@@ -293,7 +293,7 @@ class Emitter:
         self.count = 0
         self.resolved_dirs: dict[Path, Path] = {}
         #: folders of outputs written so far: whether each stays inside the output directory
-        self.inside: dict[Path, bool] = {}
+        self.inside: dict[str, bool] = {}
         self.plain: Path | None = None  # the input's own output path, found once
         self.redactor = redactor_for(settings.redaction)
         self.names = OutputNames(target.reserved)
@@ -391,12 +391,13 @@ class Emitter:
         if self.target.mode != "dir":
             return mode is None
         link = mode is not None and S_ISLNK(mode)
-        inside = None if link else self.inside.get(path.parent)
+        folder = os.path.dirname(path)
+        inside = None if link else self.inside.get(folder)
         if inside is None:
             resolved = resolve_cached(path, self.resolved_dirs)
             inside = resolved.parent.is_relative_to(self._root())
             if not link:
-                self.inside[path.parent] = inside
+                self.inside[folder] = inside
         if not inside:
             raise UsageError(
                 f"refusing to write {path}: a symlinked folder leads outside {self.target.path}"
