@@ -35,6 +35,12 @@ ROLE_MAP: dict[str, Role] = {
     "function": "tool",
 }
 TIME_KEYS = ("timestamp", "created_at", "created")
+TIME_KEY_SET = frozenset(TIME_KEYS)
+#: Keys of the reasoning an assistant message may carry (`add_reasoning_fields`).
+REASONING_KEYS = frozenset(("reasoning_content", "reasoning", "reasoning_details"))
+#: Keys of an assistant message read besides its role, content and calls: most messages have
+#: none of them, and then none is looked up.
+ASSISTANT_KEYS = frozenset(("refusal", "function_call", "model", "finish_reason"))
 META_ROLE = "session_meta"
 #: Hermes' state.db stores list or object content as this prefix plus its JSON text.
 JSON_SENTINEL = "\x00json:"
@@ -63,17 +69,18 @@ class ChatBuilder(SessionBuilder):
             self.problems.error(line, "bad-message", "message is not an object: skipped")
             return None
         source_role = data.get("role")
-        if source_role == META_ROLE:
-            return None  # Hermes' trailing session-metadata item: no message
         role = ROLE_MAP.get(source_role) if type(source_role) is str else None
         if role is None:
+            if source_role == META_ROLE:
+                return None  # Hermes' trailing session-metadata item: no message
             self.problems.error(line, "unknown-role", f"unknown role {source_role!r}: skipped")
             return None
-        content = openai_parts(decode_sentinel(data.get("content")), line, self.problems)
-        message = Message(role=role, content=content)
+        message = Message(role, openai_parts(decode_sentinel(data.get("content")), line,
+                                             self.problems))
         if source_role == "developer":
             message.kind = MessageKind.DEVELOPER
-        self.common_fields(message, data, line)
+        if "id" in data or not TIME_KEY_SET.isdisjoint(data):
+            self.common_fields(message, data, line)
         if role == "assistant":
             self.assistant_fields(message, data, line)
         elif role == "tool":
@@ -99,12 +106,8 @@ class ChatBuilder(SessionBuilder):
     def assistant_fields(self, message: Message, data: dict[str, Any], line: int | None) -> None:
         """Reasoning, refusal, tool calls, model and stop reason of an assistant message."""
         split_leading_think(message, self.problems, line)
-        add_reasoning_fields(message, data)
-        refusal = data.get("refusal")
-        if type(refusal) is str and refusal:
-            message.refusal = True
-            if refusal not in (p.text for p in message.content if type(p) is TextPart):
-                message.content.append(TextPart(refusal))
+        if not REASONING_KEYS.isdisjoint(data):
+            add_reasoning_fields(message, data)
         calls = data.get("tool_calls")
         if type(calls) is str:  # stored as JSON text (Hermes' state.db, some loggers)
             calls = parse_json_list(calls)
@@ -115,6 +118,14 @@ class ChatBuilder(SessionBuilder):
                     message.tool_calls.append(call)
         elif calls is not None:
             self.problems.error(line, "bad-tool-calls", "tool_calls is not a list: skipped")
+        if ASSISTANT_KEYS.isdisjoint(data):
+            message.model = self.model
+            return
+        refusal = data.get("refusal")
+        if type(refusal) is str and refusal:
+            message.refusal = True
+            if refusal not in (p.text for p in message.content if type(p) is TextPart):
+                message.content.append(TextPart(refusal))
         legacy = data.get("function_call")
         if type(legacy) is dict:
             message.tool_calls.append(
