@@ -10,7 +10,16 @@ import orjson
 
 from sts.lines import clean_value
 from sts.lines import dumps_deep as lines_dumps_deep
-from sts.model import ImagePart, MediaPart, Message, MessageKind, Session, ThinkingPart, Usage
+from sts.model import (
+    ImagePart,
+    MediaPart,
+    Message,
+    MessageKind,
+    Session,
+    TextPart,
+    ThinkingPart,
+    Usage,
+)
 from sts.problems import Problems
 from sts.spill import StoredText
 from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importable here)
@@ -204,6 +213,14 @@ class Dropped:
         self.kinds: Counter[str] = Counter()
         self.fields: Counter[str] = Counter()
 
+    @staticmethod
+    def only_text(message: Message) -> bool:
+        """Whether `message` holds text parts only (nothing to count in its content)."""
+        for part in message.content:
+            if type(part) is not TextPart:
+                return False
+        return True
+
     def media_of(self, message: Message, kept_images: bool) -> None:
         """Count the media parts of `message` (images too unless the target keeps them)."""
         for part in message.content:
@@ -213,10 +230,12 @@ class Dropped:
 
     def common_fields(self, message: Message) -> None:
         """Count the model facts neither target has a place for."""
-        if message.refusal:
-            self.fields["refusal"] += 1
-        if message.rolled_back:
-            self.fields["rolled_back"] += 1
+        if message.refusal or message.rolled_back:
+            fields = self.fields
+            if message.refusal:
+                fields["refusal"] += 1
+            if message.rolled_back:
+                fields["rolled_back"] += 1
 
     def report(self, problems: Problems, target: str, session: Session) -> None:
         """One warning per kind of loss, naming the session."""
@@ -238,7 +257,10 @@ class Dropped:
 
 def is_signed(message: Message) -> bool:
     """True when a message carries a thinking signature or redacted thinking."""
-    return any(type(p) is ThinkingPart and (p.signature or p.redacted) for p in message.content)
+    for part in message.content:
+        if type(part) is ThinkingPart and (part.signature or part.redacted):
+            return True
+    return False
 
 
 PLAIN_KINDS = (None, MessageKind.SYSTEM)

@@ -273,7 +273,8 @@ def thinking_block(part: ThinkingPart) -> dict[str, Any]:
 def pi_usage(usage: Usage | None) -> dict[str, Any]:
     """Pi's complete usage object (zeros where unknown)."""
     if usage is None:
-        usage = Usage()
+        return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
     total = usage.total_tokens
     if total is None:
         total = usage.input + usage.output + usage.cache_read + usage.cache_write

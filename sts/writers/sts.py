@@ -11,6 +11,7 @@ become short placeholders in the text.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
@@ -48,19 +49,27 @@ def sts_line(message: Message) -> bytes:
     return dump_line({"type": "message", "message": sts_message(message)})
 
 
+#: Message fields STS has no place for (usage and tool errors go to the header: not lost).
+LOST_FIELDS = ("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
+               "tokens_before", "first_kept_id", "from_id")
+_lost_values = attrgetter(*LOST_FIELDS)
+
+
 def sts_drops(message: Message, dropped: Dropped) -> None:
     """Count what STS has no place for in `message`: media (placeholders), kinds, and the fields
-    beyond its seven (usage and tool errors go to the header, so they are not lost)."""
-    dropped.media_of(message, kept_images=False)
+    beyond its seven (`LOST_FIELDS`, thinking signatures, `Dropped.common_fields`)."""
+    if not dropped.only_text(message):
+        dropped.media_of(message, kept_images=False)
+        if is_signed(message):
+            dropped.fields["thinking signature"] += 1
     if message.kind not in PLAIN_KINDS:
         dropped.kinds[message.kind] += 1
-    fields = dropped.fields
-    for name in ("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
-                 "tokens_before", "first_kept_id", "from_id"):
-        if getattr(message, name) is not None:
-            fields[name] += 1
-    if is_signed(message):
-        fields["thinking signature"] += 1
+    values = _lost_values(message)
+    if values.count(None) != len(LOST_FIELDS):
+        fields = dropped.fields
+        for name, value in zip(LOST_FIELDS, values, strict=True):
+            if value is not None:
+                fields[name] += 1
     dropped.common_fields(message)
 
 
