@@ -175,20 +175,31 @@ def startup_rows(rounds: int) -> list[str]:
 
 
 def stream_rows(rounds: int, sizes: tuple[float, float]) -> list[str]:
-    rows = ["| OpenAI JSONL | sessions | sts wall s | sts CPU s | floor CPU s | µs/session beyond "
-            "floor (CPU) | × floor (CPU) | peak RSS MiB |", "|---|---|---|---|---|---|---|---|"]
+    rows = ["| OpenAI JSONL | sessions | target | sts wall s | sts CPU s | floor CPU s | "
+            "µs/session beyond floor (CPU) | × floor (CPU) | peak RSS MiB |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    slopes: dict[str, list[tuple[int, float]]] = {"sts": [], "pi": [], "floor": []}
     for size in sizes:
         path = generate("openai", OUT / f"openai-{size:g}mb.jsonl", "--size-mb", f"{size:g}")
         sessions = sum(1 for line in path.open("rb") if line.strip())
         out = scratch("stream")
         runs = paired({"sts": sts(str(path), "-o", f"{out}/sts/"),
+                       "pi": sts(str(path), "--to", "pi", "-o", f"{out}/pi/"),
                        "floor": floor(path, out / "floor", True)}, rounds, [out])
-        beyond = (med(runs["sts"], "cpu") - med(runs["floor"], "cpu")) / sessions * 1e6
-        rows.append(f"| {path.stat().st_size / MIB:.0f} MiB | {sessions} | "
-                    f"{med(runs['sts'], 'wall'):.2f} | {med(runs['sts'], 'cpu'):.2f} | "
-                    f"{med(runs['floor'], 'cpu'):.2f} | {beyond:.0f} | "
-                    f"{ratio(runs['sts'], runs['floor'], 'cpu'):.2f}× | "
-                    f"{med(runs['sts'], 'rss_mib'):.1f} |")
+        for label, points in slopes.items():
+            points.append((sessions, med(runs[label], "cpu")))
+        for target in ("sts", "pi"):
+            beyond = (med(runs[target], "cpu") - med(runs["floor"], "cpu")) / sessions * 1e6
+            rows.append(f"| {path.stat().st_size / MIB:.0f} MiB | {sessions} | {target} | "
+                        f"{med(runs[target], 'wall'):.2f} | {med(runs[target], 'cpu'):.2f} | "
+                        f"{med(runs['floor'], 'cpu'):.2f} | {beyond:.0f} | "
+                        f"{ratio(runs[target], runs['floor'], 'cpu'):.2f}× | "
+                        f"{med(runs[target], 'rss_mib'):.1f} |")
+    marginal = {label: (b[1] - a[1]) / (b[0] - a[0]) * 1e6 for label, (a, b) in slopes.items()}
+    rows.append("")
+    rows.append("Between the two sizes (start-up left out): " + ", ".join(
+        f"{target} {marginal[target] - marginal['floor']:.0f} µs a session beyond the floor's "
+        f"{marginal['floor']:.0f}" for target in ("sts", "pi")))
     return rows
 
 
