@@ -214,12 +214,11 @@ class Dropped:
         self.fields: Counter[str] = Counter()
 
     @staticmethod
-    def only_text(message: Message) -> bool:
-        """Whether `message` holds text parts only (nothing to count in its content)."""
-        for part in message.content:
-            if type(part) is not TextPart:
-                return False
-        return True
+    def nothing_in(message: Message) -> bool:
+        """Whether `message`'s content is empty or one text part, so that there is nothing in it
+        to count (the cheap test most messages pass; the others are looked at part by part)."""
+        content = message.content
+        return not content or (len(content) == 1 and type(content[0]) is TextPart)
 
     def media_of(self, message: Message, kept_images: bool) -> None:
         """Count the media parts of `message` (images too unless the target keeps them)."""

@@ -79,11 +79,12 @@ def pi_drops(message: Message, dropped: Dropped) -> None:
     """Count what Pi has no place for in `message`: media other than inline images of user
     messages and tool results, user kinds other than ``custom`` (system kinds are kept in
     ``customType``), and the model facts no Pi entry has."""
-    if message.role == "assistant" or message.role == "system":  # text entries
-        dropped.media_of(message, kept_images=False)
-    else:
-        dropped.media_of(message, kept_images=True)
-        dropped.media += sum(1 for p in message.content if type(p) is ImagePart and not p.data)
+    if not dropped.nothing_in(message):
+        if message.role == "assistant" or message.role == "system":  # text entries
+            dropped.media_of(message, kept_images=False)
+        else:
+            dropped.media_of(message, kept_images=True)
+            dropped.media += sum(1 for p in message.content if type(p) is ImagePart and not p.data)
     if message.role == "user" and message.kind not in (None, MessageKind.CUSTOM):
         dropped.kinds[message.kind] += 1
     dropped.common_fields(message)

@@ -58,7 +58,7 @@ _lost_values = attrgetter(*LOST_FIELDS)
 def sts_drops(message: Message, dropped: Dropped) -> None:
     """Count what STS has no place for in `message`: media (placeholders), kinds, and the fields
     beyond its seven (`LOST_FIELDS`, thinking signatures, `Dropped.common_fields`)."""
-    if not dropped.only_text(message):
+    if not dropped.nothing_in(message):
         dropped.media_of(message, kept_images=False)
         if is_signed(message):
             dropped.fields["thinking signature"] += 1
@@ -122,10 +122,14 @@ def sts_message(message: Message) -> dict[str, Any]:
     result: dict[str, Any] = {"role": message.role}
     if message.tool_call_id is not None:
         result["toolCallId"] = message.tool_call_id
-    result["content"] = sts_content(message)
-    reasoning = message.reasoning
-    if reasoning:
-        result["reasoningContent"] = reasoning
+    content = message.content
+    if len(content) == 1 and type(content[0]) is TextPart and not message.error_message:
+        result["content"] = content[0].value  # one text and no failure: nothing else to join
+    else:
+        result["content"] = sts_content(message)
+        reasoning = message.reasoning
+        if reasoning:
+            result["reasoningContent"] = reasoning
     if message.tool_calls:
         result["toolCalls"] = [
             {"id": call.id, "function": {"name": call.name, "arguments": arguments_json(call)}}
