@@ -89,8 +89,9 @@ def epoch_ms(value: int | float) -> int | None:
     return int(value)
 
 
-#: Times read as ISO text already in the form `iso_from_ms` writes (JavaScript's), by their ms:
-#: writing them again reuses the text (a Codex rollout's thousands of times, say). Bounded.
+#: Times read as ISO text already in the form `iso_from_ms` writes (JavaScript's), and times it
+#: wrote, by their ms: writing them again reuses the text (a Codex rollout's thousands of times,
+#: a Pi entry's time carried forward, a stream's one fallback time). Bounded.
 _WRITTEN_AS: dict[int, str] = {}
 _REMEMBERED = 1 << 14
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
@@ -112,10 +113,15 @@ def iso_to_ms(text: str) -> int | None:
     if not _MIN_MS <= ms <= _MAX_MS:
         return None
     if _CANONICAL.fullmatch(original):
-        if len(_WRITTEN_AS) >= _REMEMBERED:
-            _WRITTEN_AS.clear()
-        _WRITTEN_AS[ms] = original
+        remember(ms, original)
     return ms
+
+
+def remember(ms: int, text: str) -> None:
+    """Keep `text` as what `iso_from_ms(ms)` gives (a bounded map)."""
+    if len(_WRITTEN_AS) >= _REMEMBERED:
+        _WRITTEN_AS.clear()
+    _WRITTEN_AS[ms] = text
 
 
 def iso_from_ms(ms: int) -> str:
@@ -125,5 +131,7 @@ def iso_from_ms(ms: int) -> str:
     if known is not None:
         return known
     moment = _EPOCH + timedelta(milliseconds=ms)
-    return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:"
+    text = (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:"
             f"{moment.minute:02d}:{moment.second:02d}.{moment.microsecond // 1000:03d}Z")
+    remember(ms, text)  # a time carried forward, or a fallback, is written again and again
+    return text
