@@ -577,6 +577,22 @@ def test_sts_sample_with_a_repeated_tool_call_renames_the_copy():
     write_checked(session, "pi")
 
 
+def test_sts_sample_with_calls_and_a_call_id_on_the_wrong_roles():
+    """Found by the damaged-file property: a user line that swallowed the assistant's line
+    kept its toolCalls, and the STS written back failed sts validate."""
+    rows = hello_rows()
+    rows[1] = rows[1][: rows[1].index(b"it?")] + rows[2][rows[2].index(b'assistant",'):]
+    rows[4] = rows[4].replace(b'"role":"assistant",', b'"role":"assistant","toolCallId":"t1",')
+    session, texts, found = sts_texts(b"\n".join([rows[0], rows[1], *rows[3:]]), "sts")
+    assert found == [(2, "misplaced-tool-calls", "error"), (3, "orphan-result", "warning"),
+                     (4, "misplaced-tool-call-id", "error")]
+    assert [(m.role, m.tool_calls, m.tool_call_id) for m in session.messages] == [
+        ("user", [], None), ("tool", [], "t1"), ("assistant", [], None)]
+    assert texts[-1] == ("assistant", "It is 15:00 UTC.")
+    write_checked(session, "sts")
+    write_checked(session, "pi")
+
+
 PI_CAPTURE = ("pi", "v3-real-pi0.74-fixture-provider-two-compactions.jsonl")
 
 

@@ -133,10 +133,15 @@ def message_from_sts(
     if type(reasoning) is str and reasoning:
         message.content.insert(0, ThinkingPart(reasoning))
     tool_calls = data.get("toolCalls")
-    if tool_calls is not None:
+    if tool_calls is not None and role != "assistant":  # a damaged line that took another's
+        problems.error(lineno, "misplaced-tool-calls", f"toolCalls on a {role} message: skipped")
+    elif tool_calls is not None:
         message.tool_calls = _tool_calls(tool_calls, lineno, problems, calls)
     call_id = data.get("toolCallId")
-    if call_id is not None:
+    if call_id is not None and role != "tool":
+        problems.error(lineno, "misplaced-tool-call-id",
+                       f"toolCallId on a {role} message: skipped")
+    elif call_id is not None:
         message.tool_call_id = calls.answer(call_id, None, lineno) or str(call_id)
     if "timestamp" in data:
         message.timestamp = stated_ms(data["timestamp"], problems, lineno, "timestamp")
