@@ -662,3 +662,37 @@ def test_parents_follow_pis_rules_when_read_in_one_pass() -> None:
     assert list(tree.path_to(0)) == [4, 0]
     assert tree.leaves() == [0, 6]  # the first "x" (2) is named by no one any more
     assert line_codes(problems) == [(7, "duplicate-id")]
+
+
+@pytest.mark.parametrize("change", ["edited", "cut short"])
+def test_an_input_changed_before_its_messages_are_made_again_fails(
+    change: str, tmp_path: Path, monkeypatch, every_file_long: None
+) -> None:
+    """A long file's messages are made again from the file when written: a file changed in
+    between (an edit of the same length, a truncation) fails that input and writes nothing,
+    never a session with other text (or a crash)."""
+    from click.testing import CliRunner
+
+    from sts.cli import main
+    from sts.converters.pi import reader
+
+    source = tmp_path / "live.jsonl"
+    data = (PI_CASES / "compaction.jsonl").read_bytes()
+    source.write_bytes(data)
+    edited = data.replace(b"Step one.", b"Step 0ne.") if change == "edited" else (
+        data[: len(data) // 2])
+    assert edited != data
+    build = reader.build_sessions
+
+    def changed_after_reading(*args: Any, **kwargs: Any) -> list[Session]:
+        sessions = build(*args, **kwargs)
+        source.write_bytes(edited)
+        return sessions
+
+    monkeypatch.setattr(reader, "build_sessions", changed_after_reading)
+    out = tmp_path / "out.jsonl"
+    done = CliRunner().invoke(main, ["convert", str(source), "--to", "sts", "-o", str(out)])
+    assert done.exit_code == 1, done.output
+    assert "the input changed while it was converted" in done.output
+    assert "[io-error]" in done.output
+    assert not out.exists()

@@ -8,7 +8,9 @@ message is kept too, unless the file has more than `DEFER_AT` entries averaging 
 `KEEP_BYTES`, the caller allows it (`ReadContext.deferred`) and the input can be read again (a
 seekable file): then messages are dropped and made again from the input, line by line, when a
 session is written (`EntryTable.message`), since 2M tiny entries would otherwise hold a
-~500-byte `Message` each, several times the input.
+~500-byte `Message` each, several times the input. Each line read again must be the one read
+first (its CRC-32 is noted): a file changed in between fails the input (`InputChanged`) rather
+than be written with other content, or with none.
 
 Parents are resolved to positions as entries are read, with pi's rules kept: an id used twice
 names its later entry (`finish` points the earlier ones' children there), a parent read after
@@ -17,9 +19,11 @@ its child is resolved at the end, and a parent never read makes a root.
 
 from __future__ import annotations
 
+import errno
 from array import array
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
+from zlib import crc32
 
 from sts.converters.pi.messages import Change, Notes
 from sts.lines import reparse
@@ -49,13 +53,16 @@ class EntryTable:
     (that id), in file order.
     """
 
-    def __init__(self, offsets: array[int] | None, keep_messages: bool) -> None:
+    def __init__(
+        self, offsets: array[int] | None, keep_messages: bool, sums: array[int] | None = None
+    ) -> None:
         self.lines = array("i")
         self.parents = array("i")
         self.changes = array("i")
         self.flags = bytearray()
         self.by_id: dict[str, int] = {}
         self.line_offsets = offsets  # byte offset of every line (None: not re-readable)
+        self.line_sums = sums  # CRC-32 of every line, with the offsets
         self.messages: list[Message | None] | None = [] if keep_messages else None
         self.change_values: list[Change] = []
         self._change_index: dict[tuple[tuple[str, str | None], ...], int] = {}
@@ -156,18 +163,33 @@ class EntryTable:
             return self.messages[position]
         if not self.flags[position] & HAS_MESSAGE:
             return None
-        assert self.stream is not None and self.remake is not None and self.line_offsets is not None
+        assert self.stream is not None and self.remake is not None
+        assert self.line_offsets is not None and self.line_sums is not None
         lineno = self.lines[position]
         self.stream.seek(self.line_offsets[lineno - 1])
-        record = reparse(self.stream.readline(), lineno)
+        raw = self.stream.readline()
+        if crc32(raw) != self.line_sums[lineno - 1]:
+            raise InputChanged(lineno)
+        record = reparse(raw, lineno)
         return self.remake(record, lineno, position + 1)
 
 
-def tracked(stream: BinaryIO, offsets: array[int]) -> Iterator[bytes]:
-    """The lines of `stream`, appending each one's byte offset to `offsets` as it goes."""
+class InputChanged(OSError):
+    """A line read again from the input is not the one read first: the file was changed (or
+    cut short) while it was converted."""
+
+    def __init__(self, lineno: int) -> None:
+        super().__init__(errno.ESTALE, f"the input changed while it was converted (line {lineno} "
+                         "is not what was read first): convert it again")
+
+
+def tracked(stream: BinaryIO, offsets: array[int], sums: array[int]) -> Iterator[bytes]:
+    """The lines of `stream`, appending each one's byte offset to `offsets` and its CRC-32 to
+    `sums` as it goes."""
     position = stream.tell()
-    append = offsets.append
+    append, note = offsets.append, sums.append
     for raw in stream:
         append(position)
+        note(crc32(raw))
         position += len(raw)
         yield raw

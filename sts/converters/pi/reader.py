@@ -85,11 +85,12 @@ def parse_file(
     With `deferred` and a seekable `stream`, each line's offset is noted so that a long file's
     messages can be dropped and made again from it (`EntryTable`)."""
     offsets = array("q") if deferred and stream.seekable() else None
-    records = iter_records(stream if offsets is None else tracked(stream, offsets), problems)
+    sums = array("I")
+    records = iter_records(stream if offsets is None else tracked(stream, offsets, sums), problems)
     pi_file: PiFile | None = None
     for lineno, record in records:
         if record.get("type") == "session" and type(record.get("id")) is str:
-            pi_file = PiFile(record, lineno, EntryTable(offsets, keep_messages=True))
+            pi_file = PiFile(record, lineno, EntryTable(offsets, keep_messages=True, sums=sums))
             break
         problems.error(lineno, "no-header", "line before the Pi session header skipped")
     if pi_file is None:
