@@ -94,8 +94,9 @@ def test_text_part_wraps_a_stored_text(store_everything):
 
 def test_writers_copy_a_stored_text_exactly(monkeypatch):
     def session() -> Session:
+        # a recorded start: an undated session would take the time of each write
         return Session("s", [Message("user", [TextPart(TRICKY)]),
-                             Message("assistant", [TextPart("ok")])])
+                             Message("assistant", [TextPart("ok")])], started_at=1_751_385_600_000)
 
     plain = session()
     assert type(plain.messages[0].content[0].value) is str
