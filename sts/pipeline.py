@@ -429,6 +429,8 @@ class Emitter:
         return self.names.derive(plain, session.key or str(index))
 
     def _write_children(self, session: Session, path: Path) -> None:
+        if not session.children:
+            return
         stack = [(iter(session.children), path)]  # iterative: sub-agents may nest deeply
         while stack:
             child = next(stack[-1][0], None)
