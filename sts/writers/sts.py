@@ -11,7 +11,8 @@ become short placeholders in the text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
@@ -53,6 +54,7 @@ def sts_line(message: Message) -> bytes:
 LOST_FIELDS = ("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
                "tokens_before", "first_kept_id", "from_id")
 _lost_values = attrgetter(*LOST_FIELDS)
+_NONE = (None,) * len(LOST_FIELDS)
 
 
 def sts_drops(message: Message, dropped: Dropped) -> None:
@@ -67,9 +69,8 @@ def sts_drops(message: Message, dropped: Dropped) -> None:
     values = _lost_values(message)
     if values.count(None) != len(LOST_FIELDS):
         fields = dropped.fields
-        for name, value in zip(LOST_FIELDS, values, strict=True):
-            if value is not None:
-                fields[name] += 1
+        for name in compress(LOST_FIELDS, map(is_not, values, _NONE)):  # the fields it has
+            fields[name] += 1
     dropped.common_fields(message)
 
 
