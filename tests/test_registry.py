@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from sts.converters import registry
-from sts.converters.base import Converter, Peek, ReadContext
+from sts.converters.base import Converter, OptionsFrom, Peek, ReadContext
 from sts.model import Message, Session, TextPart
 from sts.problems import Problems
 from tests.support import SAMPLES
@@ -69,6 +69,26 @@ def test_a_broken_plugin_is_reported_and_skipped(plugins, capsys):
     assert "fake" in registry.converters()
     assert "pi" in registry.converters()
     assert "plug-in tests.no_such_module:Nothing not loaded" in capsys.readouterr().err
+
+
+class BrokenOptionsConverter(FakeConverter):
+    """A plug-in whose options class is named by a target that does not load."""
+
+    name = "broken-options"
+    Options = OptionsFrom("tests.no_such_module:Options")  # type: ignore[assignment]
+
+
+def test_a_plugin_whose_options_do_not_load_is_reported_and_skipped(plugins, capsys):
+    """Loaded lazily, a broken options class made every ``--option`` check a traceback and
+    every input the plug-in claimed an internal error: it is a broken plug-in."""
+    plugins("tests.test_registry:BrokenOptionsConverter", "tests.test_registry:FakeConverter")
+    assert "broken-options" not in registry.converters()
+    assert "fake" in registry.converters()
+    assert ("plug-in tests.test_registry:BrokenOptionsConverter not loaded: "
+            "ModuleNotFoundError") in capsys.readouterr().err
+    registry.check_options({"all_branches": True})
+    with pytest.raises(KeyError, match="unknown source format 'broken-options'"):
+        registry.get_converter("broken-options")
 
 
 def test_unknown_format_names_the_known_ones():

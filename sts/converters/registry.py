@@ -4,7 +4,9 @@ the Python API.
 Every converter is registered the same way, by a target ``"module:attribute"`` naming a
 `Converter` subclass (or instance): the built-ins from `BUILTINS`, third-party packages from the
 entry-point group ``sts.converters`` (the entry point's own name is ignored in favour of the
-converter's `name`). A new built-in format is one line in `BUILTINS`.
+converter's `name`). A new built-in format is one line in `BUILTINS`. A plug-in is loaded with its
+options class (`OptionsFrom` delays only the built-ins'): one that cannot be loaded is reported
+and left out, never a traceback in ``--option`` checks or a failure of every input.
 
 Detection: every converter's `sniff` says how sure it is that it can read the input; the most
 sure wins, and on equal scores the higher `Converter.priority`. Entry points are looked up only
@@ -58,9 +60,11 @@ def load(target: str) -> Converter:
     return converter
 
 
-def _register(found: dict[str, Converter], target: str) -> None:
+def _register(found: dict[str, Converter], target: str, plugin: bool = False) -> None:
     try:
         converter = load(target)
+        if plugin:
+            converter.Options.names()  # named by OptionsFrom: a broken one fails with its plug-in
     except Exception as exc:  # a broken plug-in must not take the others down with it
         print(f"sts: plug-in {target} not loaded: {type(exc).__name__}: {exc}", file=sys.stderr)
         return
@@ -84,7 +88,7 @@ def converters() -> dict[str, Converter]:
 
     found = dict(builtin_converters())
     for entry in entry_points(group=ENTRY_POINT_GROUP):
-        _register(found, entry.value)
+        _register(found, entry.value, plugin=True)
     return found
 
 
