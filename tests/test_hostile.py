@@ -625,13 +625,23 @@ from hypothesis import strategies as st  # noqa: E402
 
 from tests.test_properties import SEEDS, apply, damage  # noqa: E402
 
+# times no target can hold, or that read as another unit: past year 9999 or before year 1 with
+# their offset, before year 1000, ms of 1970-01-11..02-17 (seconds of 2000-2100), seconds
+times = (
+    st.sampled_from(["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00",
+                     "0500-06-01T00:00:00.000Z", "1970-01-15T00:00:00Z", "2026-02-30T10:00:00Z",
+                     "2026-03-02T09:14:05.123456789Z", "2026-03-02 09:14:05", "1e20", ""])
+    | st.integers(864_000_000, 4_102_444_800) | st.integers(253_402_300_000_000, 10**17)
+    | st.floats(1e9, 1e13) | st.datetimes().map(lambda when: when.isoformat() + "Z")
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False) | st.text(max_size=20),
+    | st.floats(allow_nan=False) | st.text(max_size=20) | times,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
         st.sampled_from(["type", "role", "content", "id", "parentId", "message", "messages",
                          "timestamp", "tool_calls", "name", "arguments", "uuid", "parentUuid",
-                         "sessionId", "payload", "text", "version"]) | st.text(max_size=8),
+                         "sessionId", "payload", "text", "version", "created_at", "createdAt",
+                         "startTime", "time", "create_time", "startedAt"]) | st.text(max_size=8),
         inner, max_size=6),
     max_leaves=30,
 )
