@@ -59,6 +59,8 @@ _CODES = (
     Code("unknown-format", E, None, "no converter recognises the input"),
     Code("no-sessions", E, None, "the input held no session"),
     Code("io-error", E, None, "the input could not be opened or read"),
+    Code("input-changed", E, None, "a line read again (a big session is read in two passes) no "
+         "longer holds what it did: the file changed while it was converted"),
     Code("internal-error", E, None, "a converter bug (an unexpected exception): the input failed"),
     Code("worker-died", E, None, "the worker process converting the input died"),
     Code("problems-not-kept", W, None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import orjson
 
@@ -61,20 +61,65 @@ def iter_records(
         try:
             record = loads(raw)
         except orjson.JSONDecodeError:
-            if not raw.strip():
-                continue
-            records = _parse_slowly(raw, lineno, problems, split_glued)
-        else:
-            if type(record) is dict or not objects_only:
-                yield lineno, record
-            else:
-                problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
+            if raw.strip():
+                for record in _slow_records(raw, lineno, problems, split_glued, objects_only):
+                    yield lineno, record
             continue
-        for record in records:
-            if type(record) is dict or not objects_only:
-                yield lineno, record
-            else:
-                problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
+        if type(record) is dict or not objects_only:
+            yield lineno, record
+        else:
+            problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
+
+
+def iter_records_at(
+    stream: Iterable[bytes], problems: Problems, *, split_glued: bool = False, start: int = 0
+) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """`iter_records` (objects only) with where each record's line starts: ``(line_number,
+    offset, record)``, `offset` counted from `start` (the stream's position), so that a seekable
+    stream gives the record again (`reread`). A record its line's bytes alone do not give back (a
+    repaired line, records glued on one line) has offset -1."""
+    loads = orjson.loads
+    lineno = 0
+    offset = start
+    for raw in stream:
+        lineno += 1
+        at = offset
+        offset += len(raw)
+        if lineno == 1 and raw.startswith(BOM):
+            raw = raw[3:]
+            at += 3
+        try:
+            record = loads(raw)
+        except orjson.JSONDecodeError:
+            if raw.strip():
+                for record in _slow_records(raw, lineno, problems, split_glued, True):
+                    yield lineno, -1, record
+            continue
+        if type(record) is dict:
+            yield lineno, at, record
+        else:
+            problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
+
+
+def reread(stream: BinaryIO, offset: int) -> Any:
+    """The record `iter_records_at` found on the line at `offset`, read and parsed again; None
+    when that line is no longer one JSON value (the file changed since)."""
+    stream.seek(offset)
+    try:
+        return orjson.loads(stream.readline())
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _slow_records(raw: bytes, lineno: int, problems: Problems, split_glued: bool,
+                  objects_only: bool) -> Iterator[Any]:
+    """The records of a line orjson rejected (`_parse_slowly`), non-objects reported when only
+    objects are wanted."""
+    for record in _parse_slowly(raw, lineno, problems, split_glued):
+        if type(record) is dict or not objects_only:
+            yield record
+        else:
+            problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
 
 
 def reparse(raw: bytes, lineno: int) -> Any:

@@ -8,7 +8,8 @@ may be held in a temporary file (`sts.spill`) to keep big sessions out of memory
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
@@ -333,3 +334,26 @@ class Session:
     children: list[Session] = field(default_factory=list)
     key: str | None = None
     fallback_time: FallbackTime | None = None
+
+
+class StreamedSession(Session):
+    """A session whose messages are made while it is written, so that none is kept (a large
+    Claude Code transcript, read again line by line once its thread is known): `stream` yields
+    them once, in order, and `messages` stays empty. Its `name` and `first_time` (the first
+    message's time) are known before the stream is taken; what a header says of all the
+    messages (usage totals, tool errors) and its sub-agents only once the stream is exhausted,
+    so writers write its header last (`sts.writers.common.write_session`). Converters yield one
+    only when `ReadContext.deferred` allows it."""
+
+    __slots__ = ("first_time", "stream")
+    stream: Iterator[Message]
+    first_time: int | None
+
+    @classmethod
+    def of(cls, session: Session, stream: Iterator[Message], first_time: int | None
+           ) -> StreamedSession:
+        """`session` (its metadata and children the same objects) with its messages to come."""
+        streamed = cls(**{f.name: getattr(session, f.name) for f in fields(Session)})
+        streamed.stream = stream
+        streamed.first_time = first_time
+        return streamed

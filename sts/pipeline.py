@@ -26,7 +26,7 @@ from sts import spill
 from sts.converters.base import Converter, Peek, ReadContext
 from sts.converters.registry import converters, pick
 from sts.io import atomic_output, open_binary, peek_stream
-from sts.model import Message, Session
+from sts.model import Message, Session, StreamedSession
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems, Tally
 from sts.undated import InputTime
@@ -524,6 +524,8 @@ def one_behind(
     for session in sessions:
         keep_raw_lines(session, problems)
         undated.date(session)
+        if isinstance(session, StreamedSession):  # its sub-agents come once it is written
+            session.stream = _children_dated(session, session.stream, undated)
         if pending is not None:
             yield pending, False
             spill.reset()
@@ -535,10 +537,22 @@ def one_behind(
         spill.reset()
 
 
+def _children_dated(session: Session, stream: Iterator[Message], undated: InputTime
+                    ) -> Iterator[Message]:
+    """`stream`, then the sub-agents it made given their fallback times (`one_behind`)."""
+    yield from stream
+    for child in session.children:
+        undated.date(child)
+
+
 def released(session: Session) -> Iterator[Message]:
     """The session's messages in order, each one's slot in `session.messages` set to None once
     the writer has taken the next: a large session's texts are freed as its output is written
-    (the driver owns the session; writers only read what they are given)."""
+    (the driver owns the session; writers only read what they are given). A
+    `StreamedSession`'s messages are made as they are taken, and kept by nobody."""
+    if isinstance(session, StreamedSession):
+        yield from session.stream
+        return
     messages = session.messages
     for index, message in enumerate(messages):
         yield message

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import orjson
 
@@ -110,12 +112,13 @@ class _State:
     in_memory = 0
     file: SpillFile | None = None
     broken = False
+    paused = False
 
 
 def keep(text: str) -> str | StoredText:
-    """`text` itself when short or while the session's budget lasts, else a handle to a stored
-    copy."""
-    if len(text) < MIN_CHARS:
+    """`text` itself when short or while the session's budget lasts (or storing is `paused`),
+    else a handle to a stored copy."""
+    if len(text) < MIN_CHARS or _State.paused:
         return text
     size = sys.getsizeof(text)
     if _State.in_memory + size <= BUDGET or _State.broken:
@@ -133,6 +136,17 @@ def keep(text: str) -> str | StoredText:
     except OSError:
         _State.broken = True
         return text
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Keep every text in memory meanwhile: for messages written as soon as they are made (a
+    `sts.model.StreamedSession`), which storing would only slow down."""
+    was, _State.paused = _State.paused, True
+    try:
+        yield
+    finally:
+        _State.paused = was
 
 
 def reset() -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Session
+from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Session, StreamedSession
 from sts.timestamps import epoch_ms, to_ms
 
 #: The Pi header field naming where a fallback time came from (`FallbackTime.origin`).
@@ -58,6 +58,8 @@ def header_fallback(header: dict[str, Any]) -> FallbackTime | None:
 
 def has_time(session: Session) -> bool:
     """Whether the session recorded any time (a start or a message time)."""
+    if isinstance(session, StreamedSession):  # its messages are still to come
+        return session.started_at is not None or session.first_time is not None
     return session.started_at is not None or any(
         message.timestamp is not None for message in session.messages
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 from sts.cli import main as cli_main
 from sts.converters.base import Peek, ReadContext
 from sts.converters.claude_code import ClaudeCodeConverter
-from sts.model import ImagePart, Message, Session, StopReason, ThinkingPart
+from sts.model import ImagePart, Message, Session, StopReason, StreamedSession, ThinkingPart
 from sts.problems import ConversionFailed, Problem, Problems
 from tests.support import (
     CASES,
@@ -555,3 +556,135 @@ def test_steering_carried_only_by_a_remove_line_reaches_the_output() -> None:
         b'"11111111-2222-4333-8444-555555555555","content":"also check the linter"}')
     again, _ = read(both)
     assert [m.text for m in again.messages if m.role == "user"].count("also check the linter") == 1
+
+
+# -- two passes: the first keeps an index, the thread's lines are read again ----------------------
+
+
+def _outputs(path: Path, streamed: bool, writer: Any) -> list[bytes]:
+    """What `writer` makes of the session in `path` and of its sub-agents, read as the CLI reads
+    it (`streamed`: its messages made while it is written)."""
+    from sts.pipeline import released
+
+    problems = Problems(str(path), sink=None)
+    context = ReadContext(problems, path, {"subagents": True}, deferred=streamed)
+    written = []
+    with path.open("rb") as stream:
+        for session in CONVERTER.read(stream, context):
+            assert isinstance(session, StreamedSession) is streamed
+            out = io.BytesIO()
+            writer(session, out, messages=released(session), problems=problems)
+            written.append(out.getvalue())
+            for child in session.children:
+                out = io.BytesIO()
+                writer(child, out)
+                written.append(out.getvalue())
+    written.append("\n".join(str(p) for p in problems.problems).encode())
+    return written
+
+
+@pytest.mark.parametrize("target", ["sts", "pi"])
+@pytest.mark.parametrize("name", [
+    *SINGLE_CASES,
+    "layout-2.1/project/22222222-3333-4444-8555-666666666666.jsonl",
+    "layout-2.0/project/33333333-4444-4555-8666-777777777777.jsonl",
+])
+def test_a_streamed_session_writes_the_same_bytes(name: str, target: str, monkeypatch) -> None:
+    from sts.converters.claude_code import session as assembly
+    from sts.writers import write_pi, write_sts
+
+    writer = write_sts if target == "sts" else write_pi
+    whole = _outputs(CC / name, False, writer)
+    monkeypatch.setattr(assembly, "STREAMED_FROM", 0)
+    assert _outputs(CC / name, True, writer) == whole
+    assert whole[0].count(b"\n") > 2  # a header and messages
+
+
+def test_the_first_pass_keeps_no_record_of_a_file() -> None:
+    from sts.converters.claude_code.records import NOT_HELD, read_transcript
+
+    with (CC / "split-reply.jsonl").open("rb") as stream:
+        transcript = read_transcript(stream, Problems(sink=None), again=True)
+        converted = [e for e in transcript.entries if e.type in ("user", "assistant")]
+        assert len(converted) == 9
+        assert all(e.record is NOT_HELD and e.offset >= 0 for e in converted)
+        first = transcript.load(converted[0])
+    assert first is not None and first["uuid"] == converted[0].uuid
+
+
+def test_a_stream_that_cannot_be_read_again_is_read_once(monkeypatch) -> None:
+    from sts.converters.claude_code import session as assembly
+    from sts.converters.claude_code.records import bytes_left
+
+    class Pipe(io.RawIOBase):  # no fileno, cannot seek: standard input from a pipe
+        def __init__(self, data: bytes) -> None:
+            self.data = io.BytesIO(data)
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            chunk = self.data.read(len(buffer))
+            buffer[: len(chunk)] = chunk
+            return len(chunk)
+
+    data = (CC / "split-reply.jsonl").read_bytes()
+    assert bytes_left(io.BufferedReader(Pipe(data))) is None
+    assert bytes_left(io.BytesIO(data)) == len(data)
+    monkeypatch.setattr(assembly, "STREAMED_FROM", 0)
+    context = ReadContext(Problems(sink=None), deferred=True)
+    [session] = CONVERTER.read(io.BufferedReader(Pipe(data)), context)
+    assert not isinstance(session, StreamedSession)
+    assert session.messages == read(data)[0].messages
+
+
+def test_a_line_changed_between_the_two_passes_is_reported_and_left_out() -> None:
+    from sts.converters.claude_code.records import read_transcript
+    from sts.converters.claude_code.session import build_main
+
+    data = (CC / "split-reply.jsonl").read_bytes()
+    stream = io.BytesIO(data)
+    found: list[Problem] = []
+    problems = Problems("<case>", "skip", found.append)
+    transcript = read_transcript(stream, problems, again=True)
+    where = data.index(b'"uuid":"u1"') + len(b'"uuid":"u')
+    stream.getbuffer()[where] = ord("X")  # the file is rewritten while it is converted
+    session = build_main(transcript, ReadContext(problems), subagents=False)
+    assert isinstance(session, StreamedSession)
+    messages = list(session.stream)
+    assert [(p.code, p.line) for p in found] == [("input-changed", 1)]
+    assert messages[0].id == "a1"  # the user line is left out, the rest converted
+
+
+@pytest.mark.parametrize("target", ["sts", "pi"])
+def test_the_cli_writes_streamed_sessions_and_their_sub_agents_alike(
+    tmp_path: Path, target: str, monkeypatch
+) -> None:
+    """Every case through `sts convert -o DIR/`, built whole and streamed; a copy of the 2.1
+    layout whose sub-agent has no time checks that a streamed session's sub-agents still get
+    their input's fallback time (they are made once the session is written)."""
+    import shutil
+
+    from sts.converters.claude_code import session as assembly
+
+    cases = tmp_path / "cases"
+    shutil.copytree(CC, cases)
+    agent = cases / "layout-2.1/project/22222222-3333-4444-8555-666666666666/subagents"
+    agent /= "agent-abc1234.jsonl"
+    undated = [{k: v for k, v in line.items() if k != "timestamp"}
+               for line in lines(agent.read_bytes())]
+    agent.write_text("".join(json.dumps(line) + "\n" for line in undated))
+
+    def convert(out: Path) -> dict[str, bytes]:
+        result = CliRunner().invoke(cli_main, ["convert", str(cases), "-o", f"{out}/",
+                                               "--to", target, "--from", "claude-code"])
+        assert result.exit_code == 1, result.output  # corrupt-lines.jsonl
+        return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    whole = convert(tmp_path / "whole")
+    monkeypatch.setattr(assembly, "STREAMED_FROM", 0)
+    assert convert(tmp_path / "streamed") == whole
+    child = "layout-2.1/project/22222222-3333-4444-8555-666666666666.agent-abc1234.jsonl"
+    assert len(whole) == 22 and child in whole
+    if target == "pi":
+        assert lines(whole[child])[0]["timestampFallback"] == "input-file-mtime"

@@ -156,3 +156,66 @@ def test_a_time_read_as_iso_text_is_written_with_that_text():
     assert iso_from_ms(ms + 1) == "2026-03-02T09:00:01.251Z"  # others are formatted
     assert iso_to_ms("2026-03-02T09:00:01.25+00:00") == ms  # another spelling is not kept
     assert iso_from_ms(ms) is text
+
+
+def _claude_session(path: Path, turns: int) -> int:
+    """A Claude Code session of `turns` turns (a prompt, a reply with thinking, text and a tool
+    call, a 16 KB tool result), chained by parentUuid; its size in bytes."""
+    parent = None
+    with path.open("w", encoding="utf-8") as out:
+        for turn in range(turns):
+            for kind, content in (
+                ("user", f"prompt {turn}"),
+                ("assistant", [{"type": "thinking", "thinking": "ö" * 4000, "signature": "s"},
+                               {"type": "text", "text": f"reply {turn} " + "é" * 2000},
+                               {"type": "tool_use", "id": f"toolu_{turn}", "name": "Write",
+                                "input": {"content": "ä" * 8000}}]),
+                ("user", [{"type": "tool_result", "tool_use_id": f"toolu_{turn}",
+                           "content": f"result {turn} " + "ü" * 16000}]),
+            ):
+                uuid = f"{kind}-{turn}-{len(content)}"
+                message = {"role": kind, "content": content}
+                if kind == "assistant":
+                    message |= {"id": f"msg_{turn}", "model": "claude-sonnet-4-5"}
+                out.write(json.dumps({"parentUuid": parent, "isSidechain": False,
+                                      "sessionId": "big", "type": kind, "message": message,
+                                      "uuid": uuid, "timestamp": "2026-01-01T00:00:00.000Z"}))
+                out.write("\n")
+                parent = uuid
+    return path.stat().st_size
+
+
+def _peak_converting(path: Path) -> int:
+    """Peak traced memory (bytes) of converting `path` to STS as `sts convert` does."""
+    import tracemalloc
+
+    from sts.converters.base import ReadContext
+    from sts.converters.claude_code import ClaudeCodeConverter
+    from sts.pipeline import one_behind, released
+    from sts.problems import Problems
+    from sts.writers import write_sts
+
+    problems = Problems(str(path), sink=None)
+    tracemalloc.start()
+    try:
+        with path.open("rb") as stream, open(os.devnull, "wb") as out:
+            context = ReadContext(problems, path, {"subagents": True}, deferred=True)
+            for session, _ in one_behind(ClaudeCodeConverter().read(stream, context), problems):
+                write_sts(session, out, messages=released(session))
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_big_claude_code_session_keeps_an_index_not_its_lines(tmp_path, monkeypatch):
+    """Memory grows with the number of lines (the first pass's index), not with their content:
+    the bytes four times as many turns add cost under 5% of their size in memory (0.8% measured);
+    holding the records, or the messages until the end, costs 15% and more (what is neither
+    spilled nor streamed: thinking and tool-call arguments)."""
+    from sts.converters.claude_code import session as assembly
+
+    monkeypatch.setattr(assembly, "STREAMED_FROM", 0)
+    small = _claude_session(tmp_path / "small.jsonl", 30)
+    big = _claude_session(tmp_path / "big.jsonl", 120)
+    grown = _peak_converting(tmp_path / "big.jsonl") - _peak_converting(tmp_path / "small.jsonl")
+    assert grown < 0.05 * (big - small), (grown, big - small)

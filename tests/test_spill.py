@@ -59,6 +59,13 @@ def test_short_texts_and_the_budget_stay_in_memory(monkeypatch):
     assert spill.keep(third) is third  # a new session counts from zero
 
 
+def test_nothing_is_stored_while_paused(store_everything):
+    with spill.paused():
+        text = "streamed " * 100
+        assert spill.keep(text) is text
+    assert type(spill.keep(text)) is StoredText
+
+
 def test_stored_text_is_its_json_literal(store_everything):
     stored = spill.keep(TRICKY)
     assert type(stored) is StoredText

@@ -84,6 +84,8 @@ class CallLedger:
             waiting = self.unanswered.get(source)
             if waiting:
                 call_id = waiting.popleft()
+                if not waiting:  # a session of many calls keeps no empty queue per call
+                    del self.unanswered[source]
                 if self.pending:
                     self.pending = [c for c in self.pending if c[0] != call_id]
                 return call_id
@@ -118,4 +120,6 @@ class CallLedger:
         waiting = self.unanswered.get(chosen[0])
         if waiting:
             waiting.remove(chosen[0])
+            if not waiting:
+                del self.unanswered[chosen[0]]
         return chosen[0]

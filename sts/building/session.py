@@ -210,10 +210,17 @@ def prompt_title(messages: list[Message]) -> str | None:
     line of at most `TITLE_LENGTH` characters."""
     for wanted in (None, MessageKind.COMMAND):
         for message in messages:
-            if message.role == "user" and message.kind == wanted and not message.rolled_back:
-                text = " ".join(message.text.split())
-                if text:
-                    return shorten(text)
+            text = titled(message, wanted)
+            if text:
+                return shorten(text)
+    return None
+
+
+def titled(message: Message, wanted: MessageKind | None = None) -> str | None:
+    """The text `prompt_title` takes from `message` when it is a user message of kind `wanted`
+    (None: a prompt) that was not rolled back, on one line; else None."""
+    if message.role == "user" and message.kind == wanted and not message.rolled_back:
+        return " ".join(message.text.split())
     return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import orjson
 
@@ -16,6 +16,7 @@ from sts.model import (
     Message,
     MessageKind,
     Session,
+    StreamedSession,
     TextPart,
     ThinkingPart,
     Usage,
@@ -67,25 +68,85 @@ def _stored_text(value: Any) -> str:
 
 
 def write_session(
-    out: BinaryIO, session: Session, head: Iterable[bytes], line: Callable[[Message], bytes],
-    messages: Iterable[Message] | None, problems: Problems | None, target: str,
-    drops: Callable[[Message, Dropped], None],
+    out: BinaryIO, session: Session, header: Callable[[], bytes], head: Iterable[bytes],
+    line: Callable[[Message], bytes], messages: Iterable[Message] | None,
+    problems: Problems | None, target: str, drops: Callable[[Message, Dropped], None],
 ) -> None:
-    """The loop every writer shares: its `head` lines, then one `line` per message of
-    `messages` (an iterator the caller gives, e.g. one that lets each message go once written;
-    the session's own list when None), and, with `problems`, what the target could not hold
-    (counted by `drops`) reported there. The head is written before the first message is
-    taken, so it may read the whole session."""
-    write = out.write
-    for data in head:
-        write(data)
+    """The loop every writer shares: its `header` line and other `head` lines, then one `line`
+    per message of `messages` (an iterator the caller gives, e.g. one that lets each message go
+    once written; the session's own list when None), and, with `problems`, what the target could
+    not hold (counted by `drops`) reported there. The header is made before the first message is
+    taken, so it may read the whole session; a `StreamedSession`'s only after the last (its
+    lines wait in a temporary file, the output buffer, and `session.messages` holds their
+    `HeaderFacts` by then)."""
     dropped = Dropped() if problems is not None else None
-    for message in session.messages if messages is None else messages:
-        write(line(message))
-        if dropped is not None:
-            drops(message, dropped)
+    facts = HeaderFacts() if isinstance(session, StreamedSession) else None
+    buffer: IO[bytes] = out
+    if facts is None:
+        out.write(header())
+    else:
+        import tempfile  # only streamed sessions get here
+
+        buffer = tempfile.TemporaryFile(buffering=SPOOL_BLOCK)  # noqa: SIM115 (closed below)
+    try:
+        write = buffer.write
+        for data in head:
+            write(data)
+        for message in session.messages if messages is None else messages:
+            write(line(message))
+            if facts is not None:
+                facts.add(message)
+            if dropped is not None:
+                drops(message, dropped)
+        if facts is not None:
+            session.messages = facts.messages()
+            out.write(header())
+            buffer.seek(0)
+            while block := buffer.read(SPOOL_BLOCK):
+                out.write(block)
+    finally:
+        if buffer is not out:
+            buffer.close()
     if dropped is not None and problems is not None:
         dropped.report(problems, target, session)
+
+
+#: Bytes copied at a time from the output buffer of a streamed session.
+SPOOL_BLOCK = 1 << 18
+
+
+class HeaderFacts:
+    """What a header reads from all of a session's messages (`usage_totals`, the tool errors of
+    an STS header), gathered from them one by one: `messages` stands for them afterwards."""
+
+    __slots__ = ("cost", "errors", "usage")
+
+    def __init__(self) -> None:
+        self.usage: Usage | None = None
+        self.cost = 0.0
+        self.errors: list[Message] = []
+
+    def add(self, message: Message) -> None:
+        usage = message.usage
+        if usage is not None:
+            totals = self.usage
+            if totals is None:
+                totals = self.usage = Usage()
+            totals.input += usage.input
+            totals.output += usage.output
+            totals.cache_read += usage.cache_read
+            totals.cache_write += usage.cache_write
+            self.cost += usage.cost_total or 0.0
+        if message.is_error and message.tool_call_id:
+            self.errors.append(Message("tool", [], tool_call_id=message.tool_call_id,
+                                       is_error=True))
+
+    def messages(self) -> list[Message]:
+        """Messages that add up to the same usage totals and tool errors."""
+        if self.usage is None:
+            return self.errors
+        self.usage.cost_total = self.cost
+        return [Message("assistant", [], usage=self.usage), *self.errors]
 
 
 def human_size(size: int) -> str:
@@ -118,6 +179,8 @@ def session_start(session: Session) -> int | None:
     """The session's start time: its own, else its first message time."""
     if session.started_at is not None:
         return session.started_at
+    if isinstance(session, StreamedSession):
+        return session.first_time
     for message in session.messages:
         if message.timestamp is not None:
             return message.timestamp

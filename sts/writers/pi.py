@@ -71,8 +71,8 @@ def write_pi(
     cannot hold is reported there (`sts.writers.common.Dropped`).
     """
     entries = PiEntries(session, harness)
-    write_session(out, session, entries.head(), entries.message_line, messages, problems, "Pi",
-                  pi_drops)
+    write_session(out, session, lambda: dump_line(entries.header()), entries.info(),
+                  entries.message_line, messages, problems, "Pi", pi_drops)
 
 
 def pi_drops(message: Message, dropped: Dropped) -> None:
@@ -109,9 +109,8 @@ class PiEntries:
         self.written_time = (start, iso_from_ms(start))  # consecutive entries often share it
         self.call_names: dict[str, str] = {}
 
-    def head(self) -> Iterator[bytes]:
-        """The header line and the ``session_info`` line (when the session has a name)."""
-        yield dump_line(self.header())
+    def info(self) -> Iterator[bytes]:
+        """The ``session_info`` line (when the session has a name), which follows the header."""
         if self.session.name:
             yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
 

@@ -41,8 +41,8 @@ def write_sts(
     passes an iterator that lets each one go once written). With `problems`, what STS
     cannot hold is reported there (`sts.writers.common.Dropped`).
     """
-    write_session(out, session, [dump_line(sts_header(session, harness))], sts_line, messages,
-                  problems, "STS", sts_drops)
+    write_session(out, session, lambda: dump_line(sts_header(session, harness)), (), sts_line,
+                  messages, problems, "STS", sts_drops)
 
 
 def sts_line(message: Message) -> bytes:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from sts.converters.base import Converter, Peek, ReadContext
-from sts.model import Session
+from sts.model import Session, StreamedSession
 
 FORMAT = "claude-code"
 HARNESS = "claude-code"
@@ -95,16 +95,18 @@ class ClaudeCodeConverter(Converter):
     def read(self, stream: BinaryIO, context: ReadContext) -> Iterator[Session]:
         # the reading modules are loaded only when used: detection stays cheap at start-up
         from sts.converters.base import gc_paused
-        from sts.converters.claude_code.records import read_transcript
-        from sts.converters.claude_code.session import build_main
+        from sts.converters.claude_code.records import bytes_left, read_transcript
+        from sts.converters.claude_code.session import STREAMED_FROM, build_main
 
         subagents = self.options(context).subagents
+        left = bytes_left(stream) if context.deferred else None
+        again = left is not None and left >= STREAMED_FROM  # a big file: stream its messages
         with gc_paused():
-            transcript = read_transcript(stream, context.problems)
+            transcript = read_transcript(stream, context.problems, again)
             session = build_main(transcript, context, subagents)
-            del transcript  # the raw lines are no longer needed while the session is written
-        if session.messages or session.children:  # else nothing: the driver reports it
-            yield session
+            del transcript  # what a streamed session still reads, it holds
+        if session.messages or session.children or isinstance(session, StreamedSession):
+            yield session  # else nothing: the driver reports it
 
     def is_companion(self, path: Path, root: Path | None = None) -> bool:
         from sts.converters.claude_code.subagents import is_companion

@@ -10,24 +10,30 @@
   their line was written between two lines of the same reply (or after queued steering).
 - Queued steering found only in `queue-operation` lines becomes a user message (kind ``queued``)
   at the enqueue's place.
+
+Messages are made as they are taken (`ThreadReader.messages`), a few lines at a time: a run of
+them is given out once no later line can still change it (`final_after`), so that a large
+session can be written while it is read and none of it is kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sts.building import SessionBuilder
+from sts.building.calls import RENAME
 from sts.building.coerce import int_or_zero
 from sts.building.content import anthropic_document, anthropic_image, anthropic_texts
 from sts.building.vocabulary import stop_reason
 from sts.converters.claude_code.harness_text import classify
-from sts.converters.claude_code.records import AGENT_TAIL, Line, Queued
-from sts.converters.claude_code.thread import is_synthetic
+from sts.converters.claude_code.records import AGENT_TAIL, NOT_HELD, Line, Queued
 from sts.model import (
     Message,
     MessageKind,
     Part,
     TextPart,
+    ToolCall,
     Usage,
 )
 from sts.spill import StoredText
@@ -36,8 +42,6 @@ from sts.timestamps import checked_ms
 PROVIDER = "anthropic"
 API = "anthropic-messages"
 TASK_TOOLS = frozenset(("Task", "Agent"))
-#: What a thread line's record becomes once converted.
-RELEASED: dict[str, Any] = {}
 #: Assistant block types the format defines and the converter leaves out.
 SILENT_BLOCKS = frozenset(("fallback",))
 
@@ -55,29 +59,62 @@ class ThreadReader:
         self.agent_calls: dict[str, str] = {}
         self.tokens_before: int | None = None
         self.summaries: set[str] = set()
+        self.previous: Message | None = None  # the message made last
+        #: the Task calls made (their description and agent type go to the sub-agents)
+        self.task_calls: list[ToolCall] = []
 
-    def build(self, entries: list[Line], queued: list[Queued], typed: set[str]) -> None:
-        """Put the thread's messages in order on the builder's session; `typed` holds texts that
-        user lines already carry."""
-        for entry in entries:
-            kind = entry.type
-            if kind == "assistant":
-                self.assistant(entry)
-            elif kind == "user":
-                self.user(entry)
-            elif kind == "system":
-                self.system(entry)
-            elif kind == "attachment":
-                self.attachment(entry)
-            entry.record = RELEASED  # converted: free the line as the messages grow
-        for item in queued:
-            if item.text.strip() not in typed:
-                message = Message("user", [TextPart(item.text)], kind=MessageKind.QUEUED,
-                                  timestamp=checked_ms(item.timestamp, self.problems, item.line,
-                                                       "timestamp"))
-                self.items.append((item.index, message))
-        self.items.sort(key=_first)
-        self.builder.session.messages = place_results([message for _, message in self.items])
+    def messages(self, entries: list[Line], waiting: list[Queued],
+                 load: Callable[[Line], dict[str, Any] | None], runs: bool = True
+                 ) -> Iterator[Message]:
+        """The thread's messages in order, made as they are taken: with `runs`, each run of them
+        once nothing on a later line can change it (`final_after`), else all at the end.
+        `waiting`: the queued steering no line carries; `load` gives each line's record
+        (`Transcript.load`)."""
+        final = final_after(entries) if runs else [False] * len(entries)
+        taken = 0
+        for position, entry in enumerate(entries):
+            record = load(entry)
+            if record is not None:
+                entry.record = record
+                kind = entry.type
+                if kind == "assistant":
+                    self.assistant(entry)
+                elif kind == "user":
+                    self.user(entry)
+                elif kind == "system":
+                    self.system(entry)
+                elif kind == "attachment":
+                    self.attachment(entry)
+                entry.record = NOT_HELD  # converted: free the line
+            if final[position]:
+                after = position + 1
+                taken = self.queue(waiting, taken, entries[after].index if after < len(entries)
+                                   else None)
+                yield from self.flush()
+        self.queue(waiting, taken, None)
+        yield from self.flush()
+
+    def queue(self, waiting: list[Queued], taken: int, before: int | None) -> int:
+        """Add the queued steering written before line index `before` (all when None) from
+        `waiting[taken:]`; return how many of `waiting` are taken now."""
+        while taken < len(waiting) and (before is None or waiting[taken].index < before):
+            item = waiting[taken]
+            message = Message("user", [TextPart(item.text)], kind=MessageKind.QUEUED,
+                              timestamp=checked_ms(item.timestamp, self.problems, item.line,
+                                                   "timestamp"))
+            self.items.append((item.index, message))
+            taken += 1
+        return taken
+
+    def flush(self) -> Iterator[Message]:
+        """The messages made so far, in file order, each tool result after its call."""
+        items = self.items
+        if not items:
+            return
+        self.items = []
+        self.replies.clear()  # no later line continues one of them (`final_after`)
+        items.sort(key=_first)
+        yield from place_results([message for _, message in items])
 
     def add(self, entry: Line, message: Message) -> None:
         if message.timestamp is None:
@@ -86,6 +123,7 @@ class ThreadReader:
         if message.id is None:
             message.id = entry.uuid
         self.items.append((entry.index, message))
+        self.previous = message
 
     # assistant -----------------------------------------------------------------------------
 
@@ -94,7 +132,7 @@ class ThreadReader:
         if type(body) is not dict:
             self.problems.error(entry.line, "bad-message", "assistant line without a message")
             return
-        if is_synthetic(entry):
+        if entry.synthetic:
             self.synthetic(entry, body)
             return
         message_id = body.get("id")
@@ -121,10 +159,12 @@ class ThreadReader:
         known = len(message.tool_calls)
         self.builder.anthropic_blocks(message, content, entry.line, SILENT_BLOCKS)
         for call in message.tool_calls[known:]:
-            if call.name in TASK_TOOLS and type(call.arguments) is dict:
-                prompt = call.arguments.get("prompt")
-                if type(prompt) is str:
-                    self.task_prompts.append((prompt.strip(), call.id))
+            if call.name not in TASK_TOOLS:
+                continue
+            self.task_calls.append(call)
+            prompt = call.arguments.get("prompt") if type(call.arguments) is dict else None
+            if type(prompt) is str:
+                self.task_prompts.append((prompt.strip(), call.id))
 
     def synthetic(self, entry: Line, body: dict[str, Any]) -> None:
         text = "\n\n".join(p.text for p in anthropic_texts(body.get("content")))
@@ -171,7 +211,7 @@ class ThreadReader:
             role, kind, text = found
             message = Message(role, [TextPart(text), *parts[1:]], kind=kind)  # type: ignore[arg-type]
         elif entry.record.get("isMeta") is True:
-            previous = self.items[-1][1] if self.items else None
+            previous = self.previous
             if previous is not None and previous.kind == MessageKind.COMMAND:
                 message = Message("user", parts, kind=MessageKind.COMMAND_PROMPT)
             else:
@@ -272,23 +312,35 @@ class ThreadReader:
             self.add(entry, Message("user", parts, kind=MessageKind.QUEUED))
 
 
-def typed_texts(entries: list[Line]) -> set[str]:
-    """Texts that user lines and queued-command attachments carry (to drop duplicate queue ops)."""
-    texts: set[str] = set()
-    for entry in entries:
-        if entry.type == "user":
-            body = entry.record.get("message")
-            content = body.get("content") if type(body) is dict else None
-        elif entry.type == "attachment":
-            attachment = entry.record.get("attachment")
-            content = attachment.get("prompt") if type(attachment) is dict else None
-        else:
-            continue
-        if type(content) is str:
-            texts.add(content.strip())
-        else:
-            texts.update(p.text.strip() for p in anthropic_texts(content))
-    return texts
+def final_after(entries: list[Line]) -> list[bool]:
+    """For each line of a thread, whether the messages made up to it are final once it is
+    converted: no later line continues a reply begun so far (split replies are one message),
+    and no call made so far has a result on a later line, nor a result so far its call on a later
+    one (results are placed after their calls). A thread with an id-less call, whose results pair
+    by position, or an id holding the rename mark, is final only at its end."""
+    last_reply: dict[str, int] = {}
+    last_link: dict[str, int] = {}
+    for position, entry in enumerate(entries):
+        for link in entry.links:
+            last_link[link] = position
+        if entry.type == "assistant":
+            if entry.links and any(not link or link == "None" or RENAME in link
+                                   for link in entry.links):
+                return [False] * len(entries)
+            reply = entry.message_id or entry.uuid
+            if reply is not None:
+                last_reply[reply] = position
+    final: list[bool] = []
+    reach = -1
+    for position, entry in enumerate(entries):
+        for link in entry.links:
+            reach = max(reach, last_link[link])
+        if entry.type == "assistant":
+            reply = entry.message_id or entry.uuid
+            if reply is not None:
+                reach = max(reach, last_reply[reply])
+        final.append(reach <= position)
+    return final
 
 
 def place_results(messages: list[Message]) -> list[Message]:

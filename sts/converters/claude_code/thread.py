@@ -21,15 +21,6 @@ from sts.problems import Problems
 CONVERSATION = frozenset(("user", "assistant"))
 
 
-def is_synthetic(entry: Line) -> bool:
-    """True for an assistant line the harness wrote itself (`<synthetic>`, API error markers)."""
-    if entry.type != "assistant":
-        return False
-    message = entry.record.get("message")
-    model = message.get("model") if type(message) is dict else None
-    return model == "<synthetic>" or entry.record.get("isApiErrorMessage") is True
-
-
 def main_thread(entries: list[Line], problems: Problems | None) -> list[Line]:
     """The main thread's lines, in file order. `entries` must be one thread family (no
     sidechains of another family); `problems` gets dangling-parent warnings (None: silent)."""
@@ -56,12 +47,12 @@ def main_thread(entries: list[Line], problems: Problems | None) -> list[Line]:
 
 def is_root(entry: Line) -> bool:
     """True for a line that names no parent, not even a logical one (a compaction's)."""
-    return entry.parent is None and type(entry.record.get("logicalParentUuid")) is not str
+    return entry.parent is None and entry.logical is None
 
 
 def _leaf(entries: list[Line]) -> Line:
     for entry in reversed(entries):
-        if entry.type in CONVERSATION and not is_synthetic(entry):
+        if entry.type in CONVERSATION and not entry.synthetic:
             return entry
     for entry in reversed(entries):
         if entry.type in CONVERSATION:
@@ -76,12 +67,9 @@ def _step(
     problems: Problems | None,
     positions: dict[int, int],
 ) -> Line | None:
-    parent = entry.parent
+    parent = entry.parent if entry.parent is not None else entry.logical
     if parent is None:
-        logical = entry.record.get("logicalParentUuid")
-        if type(logical) is not str:
-            return None
-        parent = logical
+        return None
     found = by_uuid.get(parent)
     if found is not None:
         return found
@@ -130,31 +118,12 @@ def _add_back(entries: list[Line], chain: set[int]) -> None:
 def _note(entry: Line, message_ids: set[str], call_ids: set[str]) -> None:
     if entry.type != "assistant":
         return
-    message = entry.record.get("message")
-    if type(message) is not dict:
-        return
-    message_id = message.get("id")
-    if type(message_id) is str:
-        message_ids.add(message_id)
-    content = message.get("content")
-    if type(content) is list:
-        for block in content:
-            if type(block) is dict and block.get("type") == "tool_use":
-                call_ids.add(str(block.get("id")))
+    if entry.message_id is not None:
+        message_ids.add(entry.message_id)
+    call_ids.update(entry.links)
 
 
 def _belongs(entry: Line, message_ids: set[str], call_ids: set[str]) -> bool:
-    message = entry.record.get("message")
-    if type(message) is not dict:
-        return False
     if entry.type == "assistant":
-        message_id = message.get("id")
-        return type(message_id) is str and message_id in message_ids
-    content = message.get("content")
-    if type(content) is not list:
-        return False
-    return any(
-        type(block) is dict and block.get("type") == "tool_result"
-        and str(block.get("tool_use_id")) in call_ids
-        for block in content
-    )
+        return entry.message_id is not None and entry.message_id in message_ids
+    return any(link in call_ids for link in entry.links)
