@@ -674,17 +674,13 @@ def _publish_folder(
     from sts.redact.report import summary
 
     no_scanner = settings.pop("no_scanner")
-    options = PublishOptions(**settings, scanner=None if no_scanner else trufflehog())
+    options = PublishOptions(**settings, scanner=None if no_scanner else trufflehog(),
+                             problems=lambda problem: click.echo(str(problem), err=True))
     try:
         result = publish(inputs, folder, options)
     except UsageError as exc:
         click.echo(f"sts: {exc}", err=True)
         return EXIT_USAGE, False
-    for problem in result.problems:
-        click.echo(str(problem), err=True)
-    not_kept = result.tally.note_not_kept("sts publish")
-    if not_kept is not None:
-        click.echo(str(not_kept), err=True)
     for warning in result.warnings:
         click.echo(f"sts: warning: {warning}", err=True)
     for entry in result.left_out:

@@ -64,8 +64,8 @@ _CODES = (
     Code("internal-error", E, None, "a converter bug (an unexpected exception): the input failed"),
     Code("worker-died", E, None, "the worker process converting the input died"),
     Code("problems-not-kept", W, None,
-         "problems listed after the run (from a worker, by publish) are the first 1000 only: how "
-         "many more there were"),
+         "problems passed on after an input is read (from a worker process) are the first 1000 "
+         "only: how many more there were"),
     Code("not-a-session", E, None,
          "a file a harness keeps beside its sessions that holds none (Gemini CLI logs.json, "
          "Kimi CLI wire.jsonl): nothing written"),

@@ -369,3 +369,29 @@ def test_cli_a_failed_check_stops_the_upload(tmp_path, loader):
     assert done.exit_code == 1
     assert "check: num_tool_calls is 0" in done.output and "not uploading" in done.output
     assert "would upload" not in done.output
+
+
+def test_cli_lists_every_problem_of_every_input(tmp_path):
+    """Problems were kept for the whole run and listed after it: past the first 1000 (all of
+    the first input here), no later input's problem was ever named. Each is now printed as it
+    happens, as sts convert does."""
+    from sts.problems import KEEP
+
+    stamp = "2026-03-02T09:14:05.000Z"
+    for name in ("a", "b"):
+        rows = [{"type": "session", "version": 3, "id": name, "timestamp": stamp, "cwd": "/"},
+                *({"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
+                   "timestamp": stamp, "message": {"role": role, "content": f"{role} {i}",
+                                                   "timestamp": 1772442845000}}
+                  for i, role in enumerate(["user", "assistant"]))]
+        (tmp_path / f"{name}.jsonl").write_bytes(
+            b"".join(orjson.dumps(row) + b"\n" for row in rows) + b"{not json\n" * (KEEP + 3))
+    done = CliRunner().invoke(main, ["publish", str(tmp_path / "a.jsonl"),
+                                     str(tmp_path / "b.jsonl"), "-o", str(tmp_path / "out"),
+                                     "--no-scanner"])
+    assert done.exit_code == 1, done.output
+    for name in ("a", "b"):
+        listed = [line for line in done.output.splitlines()
+                  if line.startswith(f"{tmp_path / name}.jsonl:") and "[malformed-json]" in line]
+        assert len(listed) == KEEP + 3, name
+    assert "problems-not-kept" not in done.output

@@ -81,6 +81,9 @@ class PublishOptions:
     pretty_name: str | None = None
     tags: tuple[str, ...] = ()
     scanner: Callable[[Path], list[str]] | None = None
+    #: where each input problem goes as it happens (the command prints it); the result's
+    #: `tally` counts them all and keeps the first `sts.problems.KEEP` of the whole run
+    problems: Callable[[Problem], None] | None = None
 
 
 @dataclass
@@ -181,7 +184,7 @@ class _Publisher:
             self.read(job.source, job.display)
 
     def read(self, path: Path, display: str) -> None:
-        problems = Problems(display, "skip", None, self.result.tally)
+        problems = Problems(display, "skip", self.options.problems, self.result.tally)
         peek, stream = open_source(path)
         with stream:
             converter = converter_for(peek, path, self.options.source_format)
