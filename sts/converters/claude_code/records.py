@@ -117,8 +117,10 @@ class Transcript:
     calls: dict[str, str] = field(default_factory=dict)
 
     def load(self, entry: Line) -> dict[str, Any] | None:
-        """The slimmed record of `entry`, read again from the stream unless held; None (reported)
-        when the line no longer holds the record the first pass read there."""
+        """The record of `entry`: its slimmed record when held, else read again from the stream
+        (converted at once and let go: neither slimmed nor its results stored, which `TextPart`
+        does); None (reported) when the line no longer holds the record the first pass read
+        there."""
         if entry.offset < 0 or self.stream is None:
             return entry.record
         record = reread(self.stream, entry.offset)
@@ -127,8 +129,7 @@ class Transcript:
                 self.problems.error(entry.line, "input-changed",
                                     "the line changed while the file was read: skipped")
             return None
-        return _prepared(entry.type, record)
-
+        return record
 
     def is_typed(self, text: str) -> bool:
         """Whether a user line or a queued-command attachment carries `text` (stripped)."""
