@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, NamedTuple
+from zlib import crc32
 
 import orjson
 
@@ -72,12 +74,14 @@ def iter_records(
 
 
 def iter_records_at(
-    stream: Iterable[bytes], problems: Problems, *, split_glued: bool = False, start: int = 0
+    stream: Iterable[bytes], problems: Problems, *, split_glued: bool = False, start: int = 0,
+    sums: array[int] | None = None,
 ) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """`iter_records` (objects only) with where each record's line starts: ``(line_number,
     offset, record)``, `offset` counted from `start` (the stream's position), so that a seekable
     stream gives the record again (`reread`). A record its line's bytes alone do not give back (a
-    repaired line, records glued on one line) has offset -1."""
+    repaired line, records glued on one line) has offset -1. `sums` gets each line's CRC-32
+    (by line number - 1), which `reread` checks."""
     loads = orjson.loads
     lineno = 0
     offset = start
@@ -88,6 +92,8 @@ def iter_records_at(
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[3:]
             at += 3
+        if sums is not None:
+            sums.append(crc32(raw))
         try:
             record = loads(raw)
         except orjson.JSONDecodeError:
@@ -101,12 +107,16 @@ def iter_records_at(
             problems.error(lineno, "not-an-object", "line is JSON but not an object", raw)
 
 
-def reread(stream: BinaryIO, offset: int) -> Any:
+def reread(stream: BinaryIO, offset: int, crc: int | None = None) -> Any:
     """The record `iter_records_at` found on the line at `offset`, read and parsed again; None
-    when that line is no longer one JSON value (the file changed since)."""
+    when that line is no longer one JSON value, or not the bytes whose CRC-32 was `crc` (the
+    file changed since)."""
     stream.seek(offset)
+    raw = stream.readline()
+    if crc is not None and crc32(raw) != crc:
+        return None
     try:
-        return orjson.loads(stream.readline())
+        return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
 

@@ -638,7 +638,11 @@ def test_a_stream_that_cannot_be_read_again_is_read_once(monkeypatch) -> None:
     assert session.messages == read(data)[0].messages
 
 
-def test_a_line_changed_between_the_two_passes_is_reported_and_left_out() -> None:
+@pytest.mark.parametrize("changed", [b'"uuid":"u', b'"content":"List the '],
+                         ids=["its uuid", "its text only"])
+def test_a_line_changed_between_the_two_passes_is_reported_and_left_out(changed: bytes) -> None:
+    """Also a change that keeps the line's uuid (its text edited, same length): it was written
+    with the new text, exit 0."""
     from sts.converters.claude_code.records import read_transcript
     from sts.converters.claude_code.session import build_main
 
@@ -647,7 +651,7 @@ def test_a_line_changed_between_the_two_passes_is_reported_and_left_out() -> Non
     found: list[Problem] = []
     problems = Problems("<case>", "skip", found.append)
     transcript = read_transcript(stream, problems, again=True)
-    where = data.index(b'"uuid":"u1"') + len(b'"uuid":"u')
+    where = data.index(changed) + len(changed)
     stream.getbuffer()[where] = ord("X")  # the file is rewritten while it is converted
     session = build_main(transcript, ReadContext(problems), subagents=False)
     assert isinstance(session, StreamedSession)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import os
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -109,8 +110,10 @@ class Transcript:
     git_branch: str | None = None
     slug: str | None = None
     progress_agents: dict[str, str] = field(default_factory=dict)
-    #: the stream lines are read again from (None: every record is held)
+    #: the stream lines are read again from (None: every record is held), and each line's
+    #: CRC-32 (by line number - 1): a line read again must be the one read first
     stream: BinaryIO | None = None
+    sums: array[int] = field(default_factory=lambda: array("I"))
     problems: Problems | None = None
     #: while indexing: the message id of the last assistant line, the ids of unanswered calls
     reply: str | None = None
@@ -123,7 +126,7 @@ class Transcript:
         there."""
         if entry.offset < 0 or self.stream is None:
             return entry.record
-        record = reread(self.stream, entry.offset)
+        record = reread(self.stream, entry.offset, self.sums[entry.line - 1])
         if type(record) is not dict or record.get("uuid") != entry.uuid:
             if self.problems is not None:
                 self.problems.error(entry.line, "input-changed",
@@ -148,7 +151,8 @@ def read_transcript(stream: BinaryIO, problems: Problems, again: bool = False) -
     if again:
         transcript.stream = stream
         start = stream.tell()
-    records = iter_records_at(stream, problems, split_glued=True, start=start)
+    records = iter_records_at(stream, problems, split_glued=True, start=start,
+                              sums=transcript.sums if again else None)
     for index, (lineno, offset, record) in enumerate(records):
         _add(transcript, index, lineno, record, offset, problems)
     transcript.calls.clear()
