@@ -614,7 +614,7 @@ def test_a_long_file_keeps_no_object_per_entry(every_file_long: None) -> None:
     table = pi_file.entries
     assert table.messages is None  # dropped: made again from the input when written
     assert len(table) == 300
-    per_entry = [table.lines, table.parents, table.changes, table.flags]
+    per_entry = [table.lines, table.parents, table.changes, table.offsets, table.flags]
     assert all(type(column) in (array, bytearray) for column in per_entry)
     assert (table.notes, table.first_kept, table.change_values) == ({}, {}, [])
     assert list(table.parents) == [-1, *range(299)]
@@ -696,3 +696,14 @@ def test_an_input_changed_before_its_messages_are_made_again_fails(
     assert "the input changed while it was converted" in done.output
     assert "[io-error]" in done.output
     assert not out.exists()
+
+
+def test_index_keys_keep_every_id_apart() -> None:
+    from sts.converters.pi.entries import id_key, key_id
+
+    ids = ["1", "01", "001", "a1b2c3d4", "A1B2C3D4", "0x1f", " 1f", "1_f", "-1", "",
+           "ffffffffffffff", "fffffffffffffff", "e6b1f5d2-8c7a-4c1e-9f0a-0123456789ab"]
+    keys = [id_key(own) for own in ids]
+    assert len(set(keys)) == len(ids)
+    assert [key_id(key) for key in keys] == ids
+    assert type(id_key("a1b2c3d4")) is int and type(id_key("A1B2C3D4")) is str

@@ -14,7 +14,8 @@ than be written with other content, or with none.
 
 Parents are resolved to positions as entries are read, with pi's rules kept: an id used twice
 names its later entry (`finish` points the earlier ones' children there), a parent read after
-its child is resolved at the end, and a parent never read makes a root.
+its child is resolved at the end, and a parent never read makes a root. The id index keys pi's
+own ids (a few hex digits) as numbers (`id_key`): half the memory of the strings.
 """
 
 from __future__ import annotations
@@ -40,6 +41,21 @@ NAMED = 4  #: the entry has a string id (`HAS_ID` also when no later entry took 
 CALLS = 8  #: the entry's message makes tool calls or is a tool result (the ledger needs it)
 
 Adjust = Callable[[Message, Change | None], Change | None]
+Key = str | int
+_HEX = "0123456789abcdef"
+
+
+def id_key(own: str) -> Key:
+    """The index key of the entry id `own`: a lowercase hex id of at most 14 digits (pi makes 8)
+    as the number of ``1`` and its digits (leading zeros kept apart), any other id as it is."""
+    if own and len(own) <= 14 and not own.strip(_HEX):
+        return int("1" + own, 16)
+    return own
+
+
+def key_id(key: Key) -> str:
+    """The entry id of the index key `key`."""
+    return key if type(key) is str else format(key, "x")[1:]
 
 
 class EntryTable:
@@ -47,31 +63,29 @@ class EntryTable:
 
     `lines`: line numbers; `parents`: the parent's position (-1: none, missing or not a string);
     `flags`: `HAS_ID`, `NAMED`, `HAS_MESSAGE`, `CALLS`; `changes`: index into `change_values`
-    (-1: none);
-    `notes`, `first_kept`: by position, only for entries that have them; `by_id`: id → the
-    position it names; `id_problems`: the line of each entry without an id (None) or reusing one
-    (that id), in file order.
+    (-1: none); `offsets`, `sums`: where each entry's line starts in `source` (when it can be
+    read again) and its CRC-32; `notes`, `first_kept`: by position, only for entries that have
+    them; `by_id`: id (its `id_key`) → the position it names; `id_problems`: the line of each
+    entry without an id (None) or reusing one (that id), in file order.
     """
 
-    def __init__(
-        self, offsets: array[int] | None, keep_messages: bool, sums: array[int] | None = None
-    ) -> None:
+    def __init__(self, source: LineSource | None, keep_messages: bool) -> None:
         self.lines = array("i")
         self.parents = array("i")
         self.changes = array("i")
         self.flags = bytearray()
-        self.by_id: dict[str, int] = {}
-        self.line_offsets = offsets  # byte offset of every line (None: not re-readable)
-        self.line_sums = sums  # CRC-32 of every line, with the offsets
+        self.by_id: dict[Key, int] = {}
+        self.source = source  # the input, to read a line again (None: it cannot be)
+        self.offsets = array("q")  # where each entry's line starts in it
+        self.sums = array("I")  # and its CRC-32
         self.messages: list[Message | None] | None = [] if keep_messages else None
         self.change_values: list[Change] = []
         self._change_index: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.notes: dict[int, Notes] = {}
         self.first_kept: dict[int, str | int] = {}
         self.id_problems: list[tuple[int, str | None]] = []
-        self.earlier: dict[str, list[int]] = {}  # an id used twice: positions it names no more
-        self._forward: dict[int, str] = {}  # position → a parent id not read yet
-        self.stream: BinaryIO | None = None
+        self.earlier: dict[Key, list[int]] = {}  # an id used twice: positions it names no more
+        self._forward: dict[int, Key] = {}  # position → a parent id not read yet
         self.remake: Callable[[dict[str, Any], int, int], Message | None] | None = None
 
     def __len__(self) -> int:
@@ -101,27 +115,30 @@ class EntryTable:
         kept = self.messages
         if kept is not None:
             kept.append(message)
-            offsets = self.line_offsets
-            if len(kept) > DEFER_AT and offsets is not None and (
-                offsets[-1] < len(kept) * KEEP_BYTES
-            ):
+        source = self.source
+        if source is not None:
+            self.offsets.append(source.start)
+            self.sums.append(source.sum)
+            if kept is not None and len(kept) > DEFER_AT and source.start < len(kept) * KEEP_BYTES:
                 self.messages = None  # made again from the input when written
 
     def _name(self, own: str, position: int, lineno: int) -> None:
         by_id = self.by_id
-        before = by_id.get(own)
+        key = id_key(own)
+        before = by_id.get(key)
         if before is not None:
             self.id_problems.append((lineno, own))
-            self.earlier.setdefault(own, []).append(before)
+            self.earlier.setdefault(key, []).append(before)
             self.flags[before] &= ~HAS_ID
-        by_id[own] = position
+        by_id[key] = position
 
     def _parent(self, parent: Any, position: int) -> int:
         if type(parent) is not str:
             return -1
-        found = self.by_id.get(parent)
+        key = id_key(parent)
+        found = self.by_id.get(key)
         if found is None:
-            self._forward[position] = parent
+            self._forward[position] = key
             return -1
         return found
 
@@ -137,19 +154,20 @@ class EntryTable:
         """Resolve what reading in file order could not: parents read after their children,
         and children of an id that a later entry took over (pi: the later entry wins)."""
         by_id, parents = self.by_id, self.parents
-        moved = {old: by_id[own] for own, olds in self.earlier.items() for old in olds}
+        moved = {old: by_id[key] for key, olds in self.earlier.items() for old in olds}
         if moved:
             for position, parent in enumerate(parents):
                 if parent in moved:
                     parents[position] = moved[parent]
-        for position, parent_id in self._forward.items():
-            parents[position] = by_id.get(parent_id, -1)
+        for position, key in self._forward.items():
+            parents[position] = by_id.get(key, -1)
         self._forward = {}
 
     def named(self, own: str) -> set[int]:
         """The positions of the entries whose id is `own`, earlier duplicates included."""
-        found = self.by_id.get(own)
-        return set() if found is None else {found, *self.earlier.get(own, ())}
+        key = id_key(own)
+        found = self.by_id.get(key)
+        return set() if found is None else {found, *self.earlier.get(key, ())}
 
     def release_index(self) -> None:
         """Let the id index go once every session is put together: writing needs none of it."""
@@ -163,15 +181,12 @@ class EntryTable:
             return self.messages[position]
         if not self.flags[position] & HAS_MESSAGE:
             return None
-        assert self.stream is not None and self.remake is not None
-        assert self.line_offsets is not None and self.line_sums is not None
+        assert self.source is not None and self.remake is not None
         lineno = self.lines[position]
-        self.stream.seek(self.line_offsets[lineno - 1])
-        raw = self.stream.readline()
-        if crc32(raw) != self.line_sums[lineno - 1]:
+        raw = self.source.line_at(self.offsets[position])
+        if crc32(raw) != self.sums[position]:
             raise InputChanged(lineno)
-        record = reparse(raw, lineno)
-        return self.remake(record, lineno, position + 1)
+        return self.remake(reparse(raw, lineno), lineno, position + 1)
 
 
 class InputChanged(OSError):
@@ -183,13 +198,24 @@ class InputChanged(OSError):
                          "is not what was read first): convert it again")
 
 
-def tracked(stream: BinaryIO, offsets: array[int], sums: array[int]) -> Iterator[bytes]:
-    """The lines of `stream`, appending each one's byte offset to `offsets` and its CRC-32 to
-    `sums` as it goes."""
-    position = stream.tell()
-    append, note = offsets.append, sums.append
-    for raw in stream:
-        append(position)
-        note(crc32(raw))
-        position += len(raw)
-        yield raw
+class LineSource:
+    """The lines of a seekable stream, for `iter_records`: notes where the line handed out last
+    starts (`start`) and its CRC-32 (`sum`), and reads a line again from where it starts
+    (`line_at`)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.start = 0
+        self.sum = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        position = self.stream.tell()
+        for raw in self.stream:
+            self.start = position
+            self.sum = crc32(raw)
+            position += len(raw)
+            yield raw
+
+    def line_at(self, offset: int) -> bytes:
+        self.stream.seek(offset)
+        return self.stream.readline()

@@ -20,7 +20,14 @@ from sts.building import ReadContext, SessionBuilder
 from sts.building.coerce import text_or_none
 from sts.converters.base import Converter, gc_paused
 from sts.converters.pi import PiConverter
-from sts.converters.pi.entries import CALLS, HAS_MESSAGE, Adjust, EntryTable, tracked
+from sts.converters.pi.entries import (
+    CALLS,
+    HAS_MESSAGE,
+    Adjust,
+    EntryTable,
+    LineSource,
+    key_id,
+)
 from sts.converters.pi.messages import (
     SILENT_ENTRIES,
     Change,
@@ -38,12 +45,12 @@ from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session
 from sts.problems import Problems
 from sts.timestamps import checked_ms, stated_ms
-from sts.undated import HEADER_FIELD
 
 # Header keys with a model field, or that our own writers add (not copied into metadata).
 HEADER_KEYS = frozenset(
     ("type", "id", "version", "timestamp", "cwd", "harness", "provider", "modelId",
-     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git", HEADER_FIELD)
+     "thinkingLevel", "source", "sourceVersion", "startedAt", "usage", "git",
+     "timestampFallback")
 )
 
 
@@ -82,15 +89,14 @@ def parse_file(
 ) -> PiFile | None:
     """Read every line once; the first ``session`` object is the header (pi needs it first).
 
-    With `deferred` and a seekable `stream`, each line's offset is noted so that a long file's
+    With `deferred` and a seekable `stream`, each entry's offset is noted so that a long file's
     messages can be dropped and made again from it (`EntryTable`)."""
-    offsets = array("q") if deferred and stream.seekable() else None
-    sums = array("I")
-    records = iter_records(stream if offsets is None else tracked(stream, offsets, sums), problems)
+    source = LineSource(stream) if deferred and stream.seekable() else None
+    records = iter_records(stream if source is None else source, problems)
     pi_file: PiFile | None = None
     for lineno, record in records:
         if record.get("type") == "session" and type(record.get("id")) is str:
-            pi_file = PiFile(record, lineno, EntryTable(offsets, keep_messages=True, sums=sums))
+            pi_file = PiFile(record, lineno, EntryTable(source, keep_messages=True))
             break
         problems.error(lineno, "no-header", "line before the Pi session header skipped")
     if pi_file is None:
@@ -99,7 +105,6 @@ def parse_file(
     converter = EntryConverter(pi_file.is_tree, fallback.ms if fallback is not None else None,
                                adjust)
     entries = pi_file.entries
-    entries.stream = stream
     entries.remake = converter.remake
     add = entries.add
     for lineno, record in records:
@@ -261,7 +266,7 @@ class Branches:
             main.key = "main"
         yield main
         wanted = {leaf for leaf, _ in others}
-        leaf_ids = {pos: own for own, pos in self.entries.by_id.items() if pos in wanted}
+        leaf_ids = {pos: key_id(key) for key, pos in self.entries.by_id.items() if pos in wanted}
         for leaf, path in others:
             leaf_id = leaf_ids[leaf]
             branch = self.session(path)
