@@ -699,7 +699,7 @@ def test_an_input_changed_before_its_messages_are_made_again_fails(
 
 
 def test_index_keys_keep_every_id_apart() -> None:
-    from sts.converters.pi.entries import id_key, key_id
+    from sts.converters.pi.index import id_key, key_id
 
     ids = ["1", "01", "001", "a1b2c3d4", "A1B2C3D4", "0x1f", " 1f", "1_f", "-1", "",
            "ffffffffffffff", "fffffffffffffff", "e6b1f5d2-8c7a-4c1e-9f0a-0123456789ab"]
@@ -707,3 +707,23 @@ def test_index_keys_keep_every_id_apart() -> None:
     assert len(set(keys)) == len(ids)
     assert [key_id(key) for key in keys] == ids
     assert type(id_key("a1b2c3d4")) is int and type(id_key("A1B2C3D4")) is str
+
+
+def test_the_id_index_maps_like_a_dict_through_growth_and_reuse() -> None:
+    import random
+
+    from sts.converters.pi.index import IdIndex, id_key
+
+    rng = random.Random(12)
+    ids = [f"{rng.getrandbits(32):08x}" for _ in range(3000)]
+    ids += [f"{i << 20:014x}" for i in range(1, 2000)]  # low bits all equal: one slot if masked
+    ids += ["e6b1f5d2-8c7a-4c1e", "A1", "", "0"]
+    ids += rng.sample(ids, 500)  # reused: the later entry wins
+    index, expected = IdIndex(), {}
+    for position, own in enumerate(ids):
+        key = id_key(own)
+        assert index.put(key, position) == expected.get(key)
+        expected[key] = position
+    assert all(index.get(id_key(own)) == expected[id_key(own)] for own in ids)
+    assert index.get(id_key("ffffffff")) is None and index.get("missing") is None
+    assert dict(index.items()) == expected

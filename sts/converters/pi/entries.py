@@ -14,8 +14,8 @@ than be written with other content, or with none.
 
 Parents are resolved to positions as entries are read, with pi's rules kept: an id used twice
 names its later entry (`finish` points the earlier ones' children there), a parent read after
-its child is resolved at the end, and a parent never read makes a root. The id index keys pi's
-own ids (a few hex digits) as numbers (`id_key`): half the memory of the strings.
+its child is resolved at the end, and a parent never read makes a root. The id index
+(`IdIndex`) holds pi's own ids in flat arrays too.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 from zlib import crc32
 
+from sts.converters.pi.index import IdIndex, Key, id_key
 from sts.converters.pi.messages import Change, Notes
 from sts.lines import reparse
 from sts.model import Message
@@ -41,22 +42,6 @@ NAMED = 4  #: the entry has a string id (`HAS_ID` also when no later entry took 
 CALLS = 8  #: the entry's message makes tool calls or is a tool result (the ledger needs it)
 
 Adjust = Callable[[Message, Change | None], Change | None]
-Key = str | int
-_HEX = "0123456789abcdef"
-
-
-def id_key(own: str) -> Key:
-    """The index key of the entry id `own`: a lowercase hex id of at most 14 digits (pi makes 8)
-    as the number of ``1`` and its digits (leading zeros kept apart), any other id as it is."""
-    if own and len(own) <= 14 and not own.strip(_HEX):
-        return int("1" + own, 16)
-    return own
-
-
-def key_id(key: Key) -> str:
-    """The entry id of the index key `key`."""
-    return key if type(key) is str else format(key, "x")[1:]
-
 
 class EntryTable:
     """The entries of one file in file order (positions 0, 1, ...); see the module docstring.
@@ -74,7 +59,7 @@ class EntryTable:
         self.parents = array("i")
         self.changes = array("i")
         self.flags = bytearray()
-        self.by_id: dict[Key, int] = {}
+        self.by_id = IdIndex()
         self.source = source  # the input, to read a line again (None: it cannot be)
         self.offsets = array("q")  # where each entry's line starts in it
         self.sums = array("I")  # and its CRC-32
@@ -123,14 +108,12 @@ class EntryTable:
                 self.messages = None  # made again from the input when written
 
     def _name(self, own: str, position: int, lineno: int) -> None:
-        by_id = self.by_id
         key = id_key(own)
-        before = by_id.get(key)
+        before = self.by_id.put(key, position)
         if before is not None:
             self.id_problems.append((lineno, own))
             self.earlier.setdefault(key, []).append(before)
             self.flags[before] &= ~HAS_ID
-        by_id[key] = position
 
     def _parent(self, parent: Any, position: int) -> int:
         if type(parent) is not str:
@@ -154,13 +137,18 @@ class EntryTable:
         """Resolve what reading in file order could not: parents read after their children,
         and children of an id that a later entry took over (pi: the later entry wins)."""
         by_id, parents = self.by_id, self.parents
-        moved = {old: by_id[key] for key, olds in self.earlier.items() for old in olds}
+        moved: dict[int, int] = {}
+        for key, olds in self.earlier.items():
+            final = by_id.get(key)
+            assert final is not None  # the later entry that took the id over
+            moved.update(dict.fromkeys(olds, final))
         if moved:
             for position, parent in enumerate(parents):
                 if parent in moved:
                     parents[position] = moved[parent]
         for position, key in self._forward.items():
-            parents[position] = by_id.get(key, -1)
+            found = by_id.get(key)
+            parents[position] = -1 if found is None else found
         self._forward = {}
 
     def named(self, own: str) -> set[int]:
@@ -171,7 +159,7 @@ class EntryTable:
 
     def release_index(self) -> None:
         """Let the id index go once every session is put together: writing needs none of it."""
-        self.by_id = {}
+        self.by_id = IdIndex()
         self.earlier = {}
 
     def message(self, position: int) -> Message | None:

@@ -26,8 +26,8 @@ from sts.converters.pi.entries import (
     Adjust,
     EntryTable,
     LineSource,
-    key_id,
 )
+from sts.converters.pi.index import key_id
 from sts.converters.pi.messages import (
     SILENT_ENTRIES,
     Change,
