@@ -14,6 +14,7 @@ figures (median of --runs runs per size).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -202,7 +204,10 @@ def measure(
         folder = Path(tmp)
         for sub in ("a", "b"):
             (folder / sub).mkdir()
-        arguments = make(folder, n)
+        # made in a child process: a forked `sts` run starts with this process's pages, which
+        # its peak (ru_maxrss) would count, so this process must not grow with the input
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            arguments = pool.submit(make, folder, n).result()
         size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
         results = []
         for _ in range(runs):
