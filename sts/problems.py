@@ -153,6 +153,7 @@ class Problems:
     kept: list[dict[str, object]] = field(default_factory=list)
     # what -> [line of the first, how many, line of the second]: well-formed records of unknown type
     unknown: dict[str, list[int | None]] = field(default_factory=dict)
+    companions: list[Problems] = field(default_factory=list)  # by `for_file`, closed by `close`
 
     def error(self, line: int | None, code: str, text: str, raw: bytes | None = None) -> None:
         """Report input that was skipped or lost. Under ``fail`` this raises; under ``keep`` the
@@ -188,7 +189,11 @@ class Problems:
             seen[2] = line
 
     def close(self) -> None:
-        """Report what was only counted while reading: the further records of each unknown type."""
+        """Report what was only counted while reading: the further records of each unknown type,
+        this input's and then its companion files' (`for_file`)."""
+        companions, self.companions = self.companions, []
+        for companion in companions:
+            companion.close()
         unknown, self.unknown = self.unknown, {}
         for what, (_, count, second) in unknown.items():
             if count > 1:  # type: ignore[operator]
@@ -217,8 +222,11 @@ class Problems:
 
     def for_file(self, file: object) -> Problems:
         """The problems of a companion file read with this input (a sub-agent transcript, a
-        wire log): reported under its own name, with this input's policy, sink and tally."""
-        return Problems(str(file), self.policy, self.sink, self.tally, self.kept)
+        wire log): reported under its own name, with this input's policy, sink and tally, and
+        closed with it."""
+        companion = Problems(str(file), self.policy, self.sink, self.tally, self.kept)
+        self.companions.append(companion)
+        return companion
 
     def take_kept(self) -> list[dict[str, object]]:
         """Hand over the raw lines kept so far and forget them."""

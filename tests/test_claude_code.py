@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -692,3 +693,17 @@ def test_the_cli_writes_streamed_sessions_and_their_sub_agents_alike(
     assert len(whole) == 22 and child in whole
     if target == "pi":
         assert lines(whole[child])[0]["timestampFallback"] == "input-file-mtime"
+
+
+def test_unknown_records_of_a_sub_agent_file_are_all_counted(tmp_path: Path) -> None:
+    layout = shutil.copytree(CC / "layout-2.1", tmp_path / "layout")
+    agent = layout / "project/22222222-3333-4444-8555-666666666666/subagents/agent-abc1234.jsonl"
+    with agent.open("a") as out:
+        for n in range(3):
+            out.write(f'{{"type":"hook-fired","uuid":"h{n}","sessionId":"s"}}\n')
+    result = CliRunner().invoke(cli_main, ["convert", str(layout / "project"), "-o",
+                                           f"{tmp_path / 'out'}/"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if "[unknown-type]" in line]
+    assert len(warnings) == 2 and all(line.startswith(f"{agent}:") for line in warnings)
+    assert "2 more record(s) of" in warnings[1]
