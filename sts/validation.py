@@ -18,7 +18,7 @@ from sts.formats.pi import STOP_REASONS as PI_STOP_REASONS
 from sts.formats.sts import MESSAGE_FIELDS as STS_MESSAGE_FIELDS
 from sts.model import ROLES
 from sts.problems import Problem
-from sts.timestamps import iso_to_ms
+from sts.timestamps import epoch_ms, iso_to_ms
 
 # Plausible epoch-ms range: 2000-01-01 to 2100-01-01.
 MIN_MS = 946_684_800_000
@@ -249,13 +249,16 @@ class _Checker:
                     self.add(line, "bad-content", "custom_message content must be text or blocks")
 
     def check_ms(self, line: int, value: Any) -> None:
-        """A message time must be integer epoch ms; one outside 2000-2100 is only a warning,
-        one that reads as 2000-2100 in seconds is an error (a viewer would show 1970)."""
+        """A message time must be integer epoch ms of the years 1-9999; one outside 2000-2100
+        is only a warning, one that reads as 2000-2100 in seconds is an error (a viewer would
+        show 1970)."""
         if type(value) is not int:
             self.add(line, "bad-timestamp", f"timestamp {value!r} is not integer epoch ms")
         elif MIN_MS // 1000 <= value <= MAX_MS // 1000:
             self.add(line, "timestamp-in-seconds",
                      f"timestamp {value} is in seconds, not milliseconds (it would show as 1970)")
+        elif epoch_ms(value) is None:
+            self.add(line, "bad-timestamp", f"timestamp {value} is no time of the years 1-9999")
         elif not MIN_MS <= value <= MAX_MS:
             self.add(line, "implausible-timestamp", f"timestamp {value} is not in 2000-2100")
 

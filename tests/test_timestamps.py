@@ -7,6 +7,7 @@ Each reader gets one planted bad time: a hand-written case with one of its times
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 from sts.converters.registry import builtin_converters
 from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Message, Session, TextPart
+from sts.problems import Problems
 from sts.timestamps import (
     _MAX_MS,
     _MIN_MS,
@@ -31,6 +33,8 @@ from sts.timestamps import (
     to_ms,
 )
 from sts.undated import HEADER_FIELD, modified_time
+from sts.validation import validate_bytes
+from sts.writers import write_pi, write_sts
 from tests.support import CASES, ROOT, assert_valid, lines, read_sessions, walk, write_checked
 from tests.test_cli import sts as run_sts
 
@@ -258,3 +262,28 @@ def test_a_modified_time_no_output_can_hold_is_replaced_by_the_conversion_time(m
     """What a file's or a store object's modification time goes through (`sts.undated`)."""
     assert modified_time(ms).origin == CONVERSION_TIME
     assert modified_time(1772442845112) == FallbackTime(1772442845112, INPUT_MTIME)
+
+
+@pytest.mark.parametrize("bad", [10**17, -(10**17), 2_000_000_000, float("nan")])
+def test_a_hand_built_session_with_no_time_is_written_validly_and_says_so(bad):
+    # no reader returns such a time, but a session built by hand or by a plug-in can hold one
+    session = Session("s", [Message("user", [TextPart("hi")], timestamp=bad),
+                            Message("assistant", [TextPart("yo")], timestamp=1_751_385_600_000)],
+                      started_at=bad)
+    for to in ("sts", "pi"):
+        data = write_checked(session, to)
+        assert str(bad).encode() not in data
+        notes = Problems(sink=None)
+        (write_sts if to == "sts" else write_pi)(session, io.BytesIO(), None, problems=notes)
+        assert [(p.code, "timestamp that is no time (1)" in p.text) for p in notes.problems] == [
+            ("field-dropped", True)]
+    sts_lines = [line for line in write_checked(session, "sts").splitlines()[1:]]
+    assert [b'"timestamp"' in line for line in sts_lines] == [False, True]
+
+
+def test_validate_rejects_a_message_time_past_the_year_9999():
+    data = (b'{"type":"session","harness":"h","id":"s"}\n'
+            b'{"type":"message","message":{"role":"user","content":"hi","timestamp":'
+            + str(10**17).encode() + b'}}\n')
+    assert [(p.code, p.severity) for p in validate_bytes(data, "sts")] == [
+        ("bad-timestamp", "error")]

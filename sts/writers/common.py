@@ -23,7 +23,10 @@ from sts.model import (
 )
 from sts.problems import Problems
 from sts.spill import StoredText
-from sts.timestamps import iso_from_ms  # noqa: F401 (moved there; still importable here)
+from sts.timestamps import (
+    epoch_ms,
+    iso_from_ms,  # noqa: F401 (moved there; still importable here)
+)
 from sts.undated import HEADER_FIELD as FALLBACK_FIELD
 
 _OPTIONS = orjson.OPT_APPEND_NEWLINE
@@ -177,13 +180,13 @@ def placeholder(part: ImagePart | MediaPart) -> str:
 
 def session_start(session: Session) -> int | None:
     """The session's start time: its own, else its first message time."""
-    if session.started_at is not None:
-        return session.started_at
+    if session.started_at is not None and (start := epoch_ms(session.started_at)) is not None:
+        return start
     if isinstance(session, StreamedSession):
         return session.first_time
     for message in session.messages:
-        if message.timestamp is not None:
-            return message.timestamp
+        if message.timestamp is not None and (start := epoch_ms(message.timestamp)) is not None:
+            return start
     return None
 
 
@@ -233,8 +236,9 @@ def header_metadata(session: Session) -> dict[str, Any]:
         header["cwd"] = session.cwd
     if session.git:
         header["git"] = session.git
-    if session.started_at is not None:
-        header["startedAt"] = session.started_at
+    start = None if session.started_at is None else epoch_ms(session.started_at)
+    if start is not None:
+        header["startedAt"] = start
     totals = usage_totals(session)
     if totals:
         header["usage"] = totals
@@ -288,7 +292,10 @@ class Dropped:
                 self.media += 1
 
     def common_fields(self, message: Message) -> None:
-        """Count the model facts neither target has a place for."""
+        """Count the model facts neither target has a place for (a time outside the years
+        1-9999, which only a session built by hand can have, among them)."""
+        if message.timestamp is not None and epoch_ms(message.timestamp) is None:
+            self.fields["timestamp that is no time"] += 1
         if message.refusal or message.rolled_back:
             fields = self.fields
             if message.refusal:

@@ -46,7 +46,7 @@ from sts.model import (
     Usage,
 )
 from sts.problems import Problems
-from sts.timestamps import iso_from_ms
+from sts.timestamps import epoch_ms, iso_from_ms
 from sts.undated import HEADER_FIELD, conversion_time
 from sts.writers.common import (
     Dropped,
@@ -147,7 +147,9 @@ class PiEntries:
         entry_id = self.new_id(message.id if message is not None else None)
         entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": self.parent}
         if message is not None and message.timestamp is not None:
-            self.last_time = message.timestamp
+            ms = epoch_ms(message.timestamp)  # None for a time no target can hold
+            if ms is not None:
+                self.last_time = ms
         if self.written_time[0] != self.last_time:
             self.written_time = (self.last_time, iso_from_ms(self.last_time))
         entry["timestamp"] = self.written_time[1]
@@ -217,7 +219,10 @@ class PiEntries:
     def stamp(self, body: dict[str, Any], message: Message) -> None:
         """The message's numeric ``timestamp`` pi's types require: its own time, else the
         latest earlier one (the entry's)."""
-        body["timestamp"] = message.timestamp if message.timestamp is not None else self.last_time
+        ms = message.timestamp
+        if ms is not None:
+            ms = epoch_ms(ms)  # None for a time no target can hold (a session built by hand)
+        body["timestamp"] = ms if ms is not None else self.last_time
 
     def system_entry(self, message: Message) -> dict[str, Any]:
         text = message.text

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 from sts.arguments import arguments_json
 from sts.model import ImagePart, MediaPart, Message, Session, StopReason, StoredText, TextPart
 from sts.problems import Problems
+from sts.timestamps import epoch_ms
 from sts.writers.common import (
     PLAIN_KINDS,
     Dropped,
@@ -137,7 +138,9 @@ def sts_message(message: Message) -> dict[str, Any]:
             for call in message.tool_calls
         ]
     if message.timestamp is not None:
-        result["timestamp"] = message.timestamp
+        ms = epoch_ms(message.timestamp)  # None for a time no target can hold (built by hand)
+        if ms is not None:
+            result["timestamp"] = ms
     if message.model:
         result["model"] = message.model
     return result
