@@ -472,14 +472,18 @@ def validate(paths: tuple[str, ...], fmt: str | None) -> None:
     A directory is checked whole: every .jsonl file below it. Exit 0 when every file is valid
     (warnings allowed), 1 when any has an error.
     """
-    from sts.validation import validate_bytes
+    from sts.validation import validate_stream
 
-    invalid = 0
+    invalid = False
+
+    def report(problem: Problem) -> None:
+        nonlocal invalid
+        click.echo(str(problem), err=True)
+        invalid = invalid or problem.severity == "error"
+
     for path in _files_to_validate(paths):
-        problems = validate_bytes(path.read_bytes(), fmt, str(path))
-        for problem in problems:
-            click.echo(str(problem), err=True)
-        invalid += any(p.severity == "error" for p in problems)
+        with open(path, "rb") as stream:  # read line by line: any size in flat memory
+            validate_stream(stream, report, fmt, str(path))
     sys.exit(EXIT_PROBLEMS if invalid else EXIT_OK)
 
 

@@ -8,8 +8,9 @@ timestamps, tool results that answer an earlier call, unique ids, and Pi's paren
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import io
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -40,26 +41,50 @@ def validate_bytes(data: bytes, fmt: str | None = None, name: str = "<input>") -
 
     Problems come in line order (file-level ones, with no line, first).
     """
-    checker = _Checker(name)
-    records = list(checker.parse(data))
-    if not records:
+    found: list[Problem] = []
+    validate_stream(io.BytesIO(data), found.append, fmt, name)
+    return sorted(found, key=lambda p: p.line or 0)
+
+
+def validate_stream(stream: BinaryIO, sink: Callable[[Problem], None], fmt: str | None = None,
+                    name: str = "<input>") -> None:
+    """Validate one STS or Pi file read line by line from the seekable `stream`, each problem
+    passed to `sink` as it is found (in line order; a missing final newline last): memory holds
+    one line and the ids seen, whatever the file's size."""
+    if fmt not in (None, "sts", "pi"):
+        raise ValueError(f"unknown format {fmt!r}: expected 'sts' or 'pi'")
+    checker = _Checker(name, sink)
+    records = checker.parse(stream)
+    first = next(records, None)
+    if first is None:
         checker.add(None, "empty", "no JSON lines: not a session file")
-        return sorted(checker.problems, key=lambda p: p.line or 0)
+        return
     if fmt is None:
-        fmt = detect_target_format(records[0][1])
-        if not is_target_header(records[0][1]):
-            source = source_format_of(data)
+        fmt = detect_target_format(first[1])
+        if not is_target_header(first[1]):
+            source = source_format_of(_head(stream))
             if source is not None:
                 checker.add(None, "source-format", f"this is a {source} file, not STS or Pi: "
                             f"convert it first (sts convert {name})")
-                return checker.problems
+                return
     if fmt == "pi":
-        checker.check_pi(records)
-    elif fmt == "sts":
-        checker.check_sts(records)
+        checker.check_pi(first, records)
     else:
-        raise ValueError(f"unknown format {fmt!r}: expected 'sts' or 'pi'")
-    return sorted(checker.problems, key=lambda p: p.line or 0)
+        checker.check_sts(first, records)
+    for _ in records:  # lines after a header that ends the check are still parsed (and reported)
+        pass
+
+
+def _head(stream: BinaryIO) -> bytes:
+    """The first bytes of `stream` (up to one past `sts.io.HEAD_SIZE`, to tell whether that is
+    all), leaving its position where it was."""
+    from sts.io import HEAD_SIZE
+
+    position = stream.tell()
+    stream.seek(0)
+    head = stream.read(HEAD_SIZE + 1)
+    stream.seek(position)
+    return head
 
 
 def is_target_header(header: Any) -> bool:
@@ -68,8 +93,8 @@ def is_target_header(header: Any) -> bool:
 
 
 def source_format_of(data: bytes) -> str | None:
-    """The name of the source format `data` is in, when a converter other than STS and Pi is
-    sure of it (a Codex rollout, a Claude Code transcript...); else None."""
+    """The name of the source format `data` (a file, or its head) is in, when a converter other
+    than STS and Pi is sure of it (a Codex rollout, a Claude Code transcript...); else None."""
     from sts.converters.registry import rank
     from sts.io import HEAD_SIZE
     from sts.peek import Peek
@@ -93,19 +118,18 @@ def detect_target_format(header: Any) -> str:
 
 
 class _Checker:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, sink: Callable[[Problem], None]) -> None:
         self.name = name
-        self.problems: list[Problem] = []
+        self.sink = sink
 
     def add(self, line: int | None, code: str, text: str) -> None:
         severity = codes.severity_when_validating(code)
         codes.check(code, severity, "validating")
-        self.problems.append(Problem(self.name, line, code, text, severity))
+        self.sink(Problem(self.name, line, code, text, severity))
 
-    def parse(self, data: bytes) -> Iterator[tuple[int, Any]]:
-        if data and not data.endswith(b"\n"):
-            self.add(None, "no-final-newline", "file does not end with a newline")
-        for number, raw in enumerate(data.split(b"\n"), 1):
+    def parse(self, stream: BinaryIO) -> Iterator[tuple[int, Any]]:
+        raw = b""
+        for number, raw in enumerate(stream, 1):
             if not raw.strip():
                 continue
             try:
@@ -117,11 +141,14 @@ class _Checker:
                 self.add(number, "not-an-object", "line is not a JSON object")
                 continue
             yield number, value
+        if raw and not raw.endswith(b"\n"):
+            self.add(None, "no-final-newline", "file does not end with a newline")
 
     # STS ---------------------------------------------------------------------------------
 
-    def check_sts(self, records: list[tuple[int, dict[str, Any]]]) -> None:
-        line, header = records[0]
+    def check_sts(self, first: tuple[int, dict[str, Any]],
+                  records: Iterator[tuple[int, dict[str, Any]]]) -> None:
+        line, header = first
         if header.get("type") != "session":
             self.add(line, "bad-header", 'first line must have "type": "session"')
         for key in ("harness", "id"):
@@ -130,7 +157,7 @@ class _Checker:
         if "name" in header and type(header["name"]) is not str:
             self.add(line, "bad-header", "header 'name' must be a string")
         call_ids: set[str] = set()
-        for line, record in records[1:]:
+        for line, record in records:
             if record.get("type") == "session":
                 self.add(line, "second-header", "a second header: one file holds one session")
                 continue
@@ -194,8 +221,9 @@ class _Checker:
 
     # Pi ----------------------------------------------------------------------------------
 
-    def check_pi(self, records: list[tuple[int, dict[str, Any]]]) -> None:
-        line, header = records[0]
+    def check_pi(self, first: tuple[int, dict[str, Any]],
+                 records: Iterator[tuple[int, dict[str, Any]]]) -> None:
+        line, header = first
         if header.get("type") != "session" or type(header.get("id")) is not str:
             self.add(line, "bad-header", 'header needs "type": "session" and a string "id"')
         if header.get("version") != 3:
@@ -216,7 +244,7 @@ class _Checker:
             self.add(line, "bad-header", "harness must be a string")
         seen: set[str] = set()
         call_ids: set[str] = set()
-        for line, entry in records[1:]:
+        for line, entry in records:
             entry_id = entry.get("id")
             if type(entry.get("type")) is not str:
                 self.add(line, "bad-entry", "entry has no type")

@@ -90,7 +90,7 @@ def test_strict_mode_rejects_an_unregistered_code_or_a_wrong_severity() -> None:
     with pytest.raises(codes.UnknownCode, match="not registered"):
         Problem("<test>", None, "made-up-code", "x")
     with pytest.raises(codes.UnknownCode, match="not registered"):
-        _Checker("<test>").add(1, "made-up-code", "x")
+        _Checker("<test>", print).add(1, "made-up-code", "x")
     problems.warning(1, "orphan-result", "x")
     assert [p.code for p in problems.problems] == ["orphan-result"]
 

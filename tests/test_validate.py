@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 
 import sts
-from sts.validation import detect_target_format, validate_bytes
+from sts.validation import detect_target_format, validate_bytes, validate_stream
 
 HEADER = {"type": "session", "harness": "my-agent", "id": "s1"}
 USAGE = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
@@ -360,3 +361,44 @@ def test_api_validate_takes_paths_and_bytes(tmp_path):
     assert [(p.line, p.code) for p in problems] == [(2, "unknown-role")]
     assert str(problems[0]) == f"{path}:2: error: unknown role 'robot' [unknown-role]"
     assert sts.validate(GOOD_STS) == []
+
+
+class LineByLine(io.BytesIO):
+    """A file that counts the lines taken from it and refuses to be read whole."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.taken = 0
+
+    def __next__(self) -> bytes:
+        self.taken += 1
+        return super().__next__()
+
+    def read(self, size: int | None = -1) -> bytes:
+        assert size is not None and size >= 0, "the whole file was read at once"
+        return super().read(size)
+
+
+@pytest.mark.parametrize("fmt", ["sts", None])
+def test_a_file_is_validated_line_by_line_each_problem_as_it_is_found(fmt):
+    header = b'{"type":"session","harness":"h","id":"s"}\n'
+    good = b'{"type":"message","message":{"role":"user","content":"hi"}}\n'
+    bad = b'{"type":"message","message":{"role":"user","content":1}}\n'
+    stream = LineByLine(header + bad + good * 1000 + bad + b"{")
+    seen: list[tuple[str, int | None, int]] = []
+    validate_stream(stream, lambda p: seen.append((p.code, p.line, stream.taken)), fmt)
+    assert seen == [("content-not-string", 2, 2), ("content-not-string", 1003, 1003),
+                    ("malformed-json", 1004, 1004), ("no-final-newline", None, 1005)]
+    # the bytes API lists the same problems, file-level ones first
+    assert [(p.code, p.line) for p in validate_bytes(stream.getvalue(), fmt)] == [
+        ("no-final-newline", None), ("content-not-string", 2), ("content-not-string", 1003),
+        ("malformed-json", 1004)]
+
+
+def test_a_source_file_is_named_from_its_head_without_reading_it_whole():
+    rollout = (b'{"timestamp":"2025-07-01T10:00:00.000Z","type":"session_meta","payload":'
+               b'{"id":"r","timestamp":"2025-07-01T10:00:00.000Z","cwd":"/w",'
+               b'"originator":"codex_cli_rs","cli_version":"0.20.0"}}\n')
+    seen: list[str] = []
+    validate_stream(LineByLine(rollout * 3), lambda p: seen.append(p.code))
+    assert seen == ["source-format"]
