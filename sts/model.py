@@ -8,7 +8,7 @@ may be held in a temporary file (`sts.spill`) to keep big sessions out of memory
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal, Protocol
@@ -357,3 +357,8 @@ class StreamedSession(Session):
         streamed.stream = stream
         streamed.first_time = first_time
         return streamed
+
+
+def first_time(messages: Iterable[Message]) -> int | None:
+    """The time of the first message that has one (a `StreamedSession`'s `first_time`)."""
+    return next((m.timestamp for m in messages if m.timestamp is not None), None)

@@ -194,7 +194,7 @@ def _convert(
             return
         options = {"subagents": settings.subagents, **settings.options}
         emitter = Emitter(job, target, settings, problems, result)
-        # sessions only written (redaction changes them): a long one may be made on each pass
+        # sessions only written (redaction changes them): a long one may be streamed
         context = ReadContext(problems, job.source, converter.Options.of(options),
                               deferred=emitter.redactor is None)
         try:

@@ -14,7 +14,7 @@ from sts.building import RENAME
 from sts.converters.base import Peek, ReadContext
 from sts.converters.pi import PiConverter
 from sts.converters.sts import StsConverter
-from sts.model import ImagePart, Session, ThinkingPart
+from sts.model import ImagePart, Session, StreamedSession, ThinkingPart
 from sts.problems import Problems
 from tests.pi_compare import expected, ours
 from tests.support import (
@@ -581,6 +581,18 @@ def written(sessions: list[Session]) -> list[bytes]:
     return [write_checked(s, target) for s in sessions for target in ("sts", "pi")]
 
 
+def written_deferred(data: bytes, **options: Any) -> tuple[list[bytes], list]:
+    """`written` of a deferred read: each session is streamed, its messages made once, so the
+    file is read again for each target."""
+    outputs: dict[str, list[bytes]] = {}
+    for target in ("sts", "pi"):
+        sessions, problems = deferred_read(data, **options)
+        assert all(isinstance(s, StreamedSession) and s.messages == [] for s in sessions)
+        outputs[target] = [write_checked(s, target) for s in sessions]
+    return [out for pair in zip(outputs["sts"], outputs["pi"], strict=True) for out in pair], (
+        problems)
+
+
 @pytest.mark.parametrize("name", [*(p.name for p in CASE_FILES), *CORPUS_FILES])
 @pytest.mark.parametrize("branches", [False, True], ids=["active", "all-branches"])
 def test_messages_made_again_from_the_input_are_written_the_same(
@@ -590,10 +602,8 @@ def test_messages_made_again_from_the_input_are_written_the_same(
         corpus("pi", name))
     data = path.read_bytes()
     kept, kept_problems = read_sessions(path, all_branches=branches)
-    made, made_problems = deferred_read(data, all_branches=branches)
-    assert all(type(s.messages).__name__ == "PathMessages" for s in made)
-    assert [len(s.messages) for s in made] == [len(s.messages) for s in kept]
-    assert written(made) == written(kept)
+    made, made_problems = written_deferred(data, all_branches=branches)
+    assert made == written(kept)
     assert [(p.line, p.code, p.text) for p in made_problems] == [
         (p.line, p.code, p.text) for p in kept_problems]
 
@@ -619,7 +629,30 @@ def test_a_long_file_keeps_no_object_per_entry(every_file_long: None) -> None:
     assert (table.notes, table.first_kept, table.change_values) == ({}, {}, [])
     assert list(table.parents) == [-1, *range(299)]
     (session,), _ = deferred_read(data)
-    assert [m.text for m in session.messages] == [f"m{i}" for i in range(300)]
+    assert isinstance(session, StreamedSession)
+    assert [m.text for m in session.stream] == [f"m{i}" for i in range(300)]
+
+
+def test_a_long_sessions_messages_are_made_once_as_it_is_written(
+    monkeypatch, every_file_long: None
+) -> None:
+    """Writing a streamed session makes each message again once (not once per pass over it:
+    the header's totals are gathered as the body is written)."""
+    from sts.converters.pi import reader
+
+    made: list[int] = []
+    remake = reader.EntryConverter.remake
+
+    def counted(self: Any, record: dict, lineno: int, index: int) -> Any:
+        made.append(lineno)
+        return remake(self, record, lineno, index)
+
+    monkeypatch.setattr(reader.EntryConverter, "remake", counted)
+    (session, *_), _ = deferred_read((PI_CASES / "compaction.jsonl").read_bytes())
+    made.clear()
+    lines = write_checked(session, "sts").splitlines()
+    assert len(lines) > 5
+    assert sorted(made) == sorted(set(made)) and len(made) == len(lines) - 1
 
 
 def test_standard_input_keeps_its_messages(every_file_long: None) -> None:
@@ -631,7 +664,7 @@ def test_standard_input_keeps_its_messages(every_file_long: None) -> None:
 
     data = (PI_CASES / "compaction.jsonl").read_bytes()
     (session, *_), _ = deferred_read(Pipe(data))
-    assert type(session.messages) is list
+    assert type(session) is Session and type(session.messages) is list
     assert written([session]) == written(read_sessions(PI_CASES / "compaction.jsonl")[0][:1])
 
 

@@ -72,9 +72,10 @@ class ReadContext:
     `path` is the input file (None for stdin): converters that look for companion files, such as
     Claude Code sub-agents, use it. `options` are the user's source options: the converter's own
     `Options` (a plain mapping is accepted and read with ``Converter.Options.of``).
-    `deferred`: the caller only writes the sessions (iterates each one's messages, in order,
-    changing none), so a converter may give a long session messages made again from the input
-    on each pass instead of a list (the Pi reader does); library callers get lists.
+    `deferred`: the caller only writes the sessions (each one's messages once, in order,
+    changing none, through `sts.pipeline.released`), so a converter may give a long session as
+    a `sts.model.StreamedSession` whose messages are made as they are written (Claude Code and
+    Pi readers do); library callers get lists.
     """
 
     problems: Problems

@@ -77,11 +77,11 @@ def write_session(
 ) -> None:
     """The loop every writer shares: its `header` line and other `head` lines, then one `line`
     per message of `messages` (an iterator the caller gives, e.g. one that lets each message go
-    once written; the session's own list when None), and, with `problems`, what the target could
-    not hold (counted by `drops`) reported there. The header is made before the first message is
-    taken, so it may read the whole session; a `StreamedSession`'s only after the last (its
-    lines wait in a temporary file, the output buffer, and `session.messages` holds their
-    `HeaderFacts` by then)."""
+    once written; when None, the session's own list, or a `StreamedSession`'s stream), and,
+    with `problems`, what the target could not hold (counted by `drops`) reported there. The
+    header is made before the first message is taken, so it may read the whole session; a
+    `StreamedSession`'s only after the last (its lines wait in a temporary file, the output
+    buffer, and `session.messages` holds their `HeaderFacts` by then)."""
     dropped = Dropped() if problems is not None else None
     facts = HeaderFacts() if isinstance(session, StreamedSession) else None
     buffer: IO[bytes] = out
@@ -95,7 +95,10 @@ def write_session(
         write = buffer.write
         for data in head:
             write(data)
-        for message in session.messages if messages is None else messages:
+        if messages is None:
+            messages = session.stream if isinstance(session, StreamedSession) else (
+                session.messages)
+        for message in messages:
             write(line(message))
             if facts is not None:
                 facts.add(message)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from sts.converters.claude_code.subagents import (
     meta_tool_use_id,
 )
 from sts.converters.claude_code.thread import main_thread
-from sts.model import Message, Session, StreamedSession, ToolCall
+from sts.model import Message, Session, StreamedSession, ToolCall, first_time
 from sts.problems import Problems
 
 #: Bytes from which a transcript is read in two passes and its messages streamed to the writer,
@@ -93,11 +93,6 @@ def _head(session: Session, messages: Iterator[Message]) -> deque[Message]:
     if session.name is None:
         session.name = prompt_title(list(head))
     return head
-
-
-def first_time(messages: Iterable[Message]) -> int | None:
-    """The time of the first message that has one."""
-    return next((m.timestamp for m in messages if m.timestamp is not None), None)
 
 
 def _rest(session: Session, head: deque[Message], messages: Iterator[Message],

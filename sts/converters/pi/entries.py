@@ -6,11 +6,12 @@ has an id and a message, the model state it sets (an index into the few distinct
 for the few entries that have them, its problems and a compaction's kept-range start. Its
 message is kept too, unless the file has more than `DEFER_AT` entries averaging under
 `KEEP_BYTES`, the caller allows it (`ReadContext.deferred`) and the input can be read again (a
-seekable file): then messages are dropped and made again from the input, line by line, when a
-session is written (`EntryTable.message`), since 2M tiny entries would otherwise hold a
-~500-byte `Message` each, several times the input. Each line read again must be the one read
-first (its CRC-32 is noted): a file changed in between fails the input (`InputChanged`) rather
-than be written with other content, or with none.
+seekable file): then messages are dropped and made again from the input, line by line, once
+as the session is written (a `sts.model.StreamedSession`; `EntryTable.message`), since 2M tiny
+entries would otherwise hold a ~500-byte `Message` each, several times the input. Each line
+read again (from the file as it is then, `LineSource`) must be the one read first (its CRC-32
+is noted): a file changed in between fails the input (`InputChanged`) rather than be written
+with other content, or with none.
 
 Parents are resolved to positions as entries are read, with pi's rules kept: an id used twice
 names its later entry (`finish` points the earlier ones' children there), a parent read after
@@ -21,6 +22,7 @@ its child is resolved at the end, and a parent never read makes a root. The id i
 from __future__ import annotations
 
 import errno
+import os
 from array import array
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
@@ -189,12 +191,24 @@ class InputChanged(OSError):
 class LineSource:
     """The lines of a seekable stream, for `iter_records`: notes where the line handed out last
     starts (`start`) and its CRC-32 (`sum`), and reads a line again from where it starts
-    (`line_at`)."""
+    (`line_at`).
+
+    Lines read again come from the file as it is now, never from what the stream buffered when
+    it was first read (a small file is held whole there): with a file descriptor each block is
+    read with ``os.pread``, into a window of its own that `forget` drops at the start of each
+    pass, so that a file changed since it was read is seen changed."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
         self.start = 0
         self.sum = 0
+        self.window = b""  # bytes read again, from `window_start` on
+        self.window_start = 0
+        try:
+            fd = stream.fileno()
+        except (OSError, AttributeError, ValueError):  # in memory (io.UnsupportedOperation)
+            fd = -1
+        self.fd = fd
 
     def __iter__(self) -> Iterator[bytes]:
         position = self.stream.tell()
@@ -204,6 +218,32 @@ class LineSource:
             position += len(raw)
             yield raw
 
+    def forget(self) -> None:
+        """Read everything again from the file from now on."""
+        self.window = b""
+
     def line_at(self, offset: int) -> bytes:
-        self.stream.seek(offset)
-        return self.stream.readline()
+        """The line that starts at `offset` (with its line end; shorter at the end of the file)."""
+        at = offset - self.window_start
+        if 0 <= at < len(self.window):
+            end = self.window.find(b"\n", at)
+            if end >= 0:
+                return self.window[at:end + 1]
+        size = WINDOW
+        while True:
+            data = self._read(offset, size)
+            end = data.find(b"\n")
+            if end >= 0 or len(data) < size:
+                self.window, self.window_start = data, offset
+                return data if end < 0 else data[:end + 1]
+            size *= 2
+
+    def _read(self, offset: int, size: int) -> bytes:
+        if self.fd >= 0:
+            return os.pread(self.fd, size, offset)
+        self.stream.seek(offset)  # a stream in memory: it holds what is there now
+        return self.stream.read(size)
+
+
+#: Bytes read at a time when lines are read again (more when a line is longer)
+WINDOW = 1 << 16

@@ -5,8 +5,8 @@ is kept of it, in the flat arrays of an `EntryTable`: its raw object is dropped 
 converted message takes from its ancestors (an assistant's model in force, the thinking level;
 a compaction's first kept message) is worked out when the path is walked and given to the
 message when its session is put together. A long session read for writing only
-(`ReadContext.deferred`) gets its messages made again from the input as the writer takes them
-(`PathMessages`), so that its memory does not grow with a `Message` per entry.
+(`ReadContext.deferred`) is a `StreamedSession` whose messages are made again from the input,
+once, as the writer takes them, so that its memory does not grow with a `Message` per entry.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO
 
+from sts import spill
 from sts.building import ReadContext, SessionBuilder
 from sts.building.coerce import text_or_none
 from sts.converters.base import Converter, gc_paused
@@ -42,7 +43,7 @@ from sts.converters.pi.messages import (
 from sts.converters.pi.options import PiOptions
 from sts.converters.pi.tree import PiFile, Tree, entry_id
 from sts.lines import iter_records
-from sts.model import Message, MessageKind, Session
+from sts.model import Message, MessageKind, Session, StreamedSession, first_time
 from sts.problems import Problems
 from sts.timestamps import checked_ms, stated_ms
 
@@ -344,10 +345,9 @@ class Branches:
             return builder.finish()
         for _ in self.messages(builder, path, counting=True):
             pass  # the ledger's problems reported now; the messages made again when written
-        count = len(builder.session.messages)
         session = builder.finish()
-        session.messages = cast(list[Message], PathMessages(self, path, count))
-        return session
+        session.messages = []
+        return StreamedSession.of(session, self.stream(path), first_time(self.made(path)))
 
     def messages(
         self, builder: SessionBuilder, path: array[int], counting: bool = False
@@ -372,6 +372,28 @@ class Branches:
             message = with_ids(builder, message, lines[pos])
             added.append(_COUNTED if deferred else message)
             yield message
+
+    def stream(self, path: array[int]) -> Iterator[Message]:
+        """The messages of a long `path` (its session a `StreamedSession`), made again from the
+        input once, in order, as the writer takes them; their problems were reported when read."""
+        source = self.entries.source
+        assert source is not None
+        source.forget()  # from the file as it is now
+        quiet = replace(self.context, problems=Problems(sink=None))
+        builder = SessionBuilder(quiet, self.source.name, None)
+        with gc_paused(), spill.paused():  # each message is written before the next is made
+            yield from self.messages(builder, path)
+
+    def made(self, path: array[int]) -> Iterator[Message]:
+        """The messages of `path` as the input gives them, without what they take from their
+        ancestors or the ledger (enough for their times)."""
+        entries = self.entries
+        flags = entries.flags
+        for pos in path:
+            if flags[pos] & HAS_MESSAGE:
+                message = entries.message(pos)
+                if message is not None:
+                    yield message
 
     def message(self, pos: int) -> Message | None:
         """The message of the entry at `pos` (walked), with what it takes from its ancestors."""
@@ -449,30 +471,6 @@ class Branches:
             if pos in named:
                 return step
         return None
-
-
-class PathMessages:
-    """The messages of a long path, made again from the input each time they are iterated, in
-    order (what `released` and the writers do: the header reads them, then the body). Taking
-    one out (``messages[i] = None``, as `released` does once written) is a no-op: none is held.
-    Only sessions read with `ReadContext.deferred` (written, never changed) get one."""
-
-    def __init__(self, branches: Branches, path: array[int], count: int) -> None:
-        self.branches = branches
-        self.path = path
-        self.count = count
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __iter__(self) -> Iterator[Message]:
-        branches = self.branches
-        quiet = replace(branches.context, problems=Problems(sink=None))  # reported when read
-        builder = SessionBuilder(quiet, branches.source.name, None)
-        return branches.messages(builder, self.path)
-
-    def __setitem__(self, index: int, value: object) -> None:
-        """Nothing to let go of: each message was made for the pass that took it."""
 
 
 _COUNTED = Message("user")  # what a builder holds in place of a message made again later
