@@ -732,7 +732,7 @@ def test_an_input_changed_before_its_messages_are_made_again_fails(
 
 
 def test_index_keys_keep_every_id_apart() -> None:
-    from sts.converters.pi.index import id_key, key_id
+    from sts.formats.pi import id_key, key_id
 
     ids = ["1", "01", "001", "a1b2c3d4", "A1B2C3D4", "0x1f", " 1f", "1_f", "-1", "",
            "ffffffffffffff", "fffffffffffffff", "e6b1f5d2-8c7a-4c1e-9f0a-0123456789ab"]
@@ -745,7 +745,8 @@ def test_index_keys_keep_every_id_apart() -> None:
 def test_the_id_index_maps_like_a_dict_through_growth_and_reuse() -> None:
     import random
 
-    from sts.converters.pi.index import IdIndex, id_key
+    from sts.converters.pi.index import IdIndex
+    from sts.formats.pi import id_key
 
     rng = random.Random(12)
     ids = [f"{rng.getrandbits(32):08x}" for _ in range(3000)]

@@ -188,3 +188,15 @@ def test_a_system_kind_the_model_does_not_know_round_trips() -> None:
     assert (message.role, message.kind, message.custom_type) == ("system", None, "system:weather")
     entries = lines(write_checked(session, "pi"))
     assert entries[-1]["customType"] == "system:weather"
+
+
+def test_the_ids_written_are_remembered_as_numbers_when_pi_made_them():
+    # millions of tiny entries are mostly ids: pi's own (a few hex digits) are kept as ints
+    from sts.writers.pi import PiEntries
+
+    session = Session("s", [Message("user", [TextPart("a")], id="0a1b2c3d"),
+                            Message("assistant", [TextPart("b")], id="not-hex")])
+    writer = PiEntries(session, None)
+    written = [writer.new_id(m.id) for m in session.messages] + [writer.new_id("0a1b2c3d")]
+    assert written == ["0a1b2c3d", "not-hex", "00000001"]
+    assert writer.used_ids == {0x10A1B2C3D, "not-hex", 0x100000001}

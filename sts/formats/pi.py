@@ -74,3 +74,22 @@ def system_kind(custom_type: str) -> MessageKind | None:
         return MessageKind(name) if name else None
     except ValueError:
         return None
+
+
+#: An entry id as a key: pi's own ids (a few lowercase hex digits) as numbers, which take half
+#: the memory of their strings (millions of tiny entries are mostly ids); any other id as it is.
+Key = str | int
+_HEX = "0123456789abcdef"
+
+
+def id_key(own: str) -> Key:
+    """The key of the entry id `own`: a lowercase hex id of at most 14 digits (pi makes 8) as the
+    number of ``1`` and its digits (leading zeros kept apart), any other id as it is."""
+    if own and len(own) <= 14 and not own.strip(_HEX):
+        return int("1" + own, 16)
+    return own
+
+
+def key_id(key: Key) -> str:
+    """The entry id of the key `key`."""
+    return key if type(key) is str else format(key, "x")[1:]

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_object
-from sts.formats.pi import STOP_WORDS, UNKNOWN, system_custom_type
+from sts.formats.pi import STOP_WORDS, UNKNOWN, Key, id_key, system_custom_type
 from sts.model import (
     ImagePart,
     MediaPart,
@@ -96,7 +96,7 @@ class PiEntries:
     def __init__(self, session: Session, harness: str | None) -> None:
         self.session = session
         self.harness = harness or session.harness or DEFAULT_HARNESS
-        self.used_ids: set[str] = set()
+        self.used_ids: set[Key] = set()  # as keys (`id_key`): a Pi file may hold millions
         self.counter = 0
         self.parent: str | None = None
         self.fallback = session.fallback_time if session.started_at is None else None
@@ -133,14 +133,18 @@ class PiEntries:
         return header
 
     def new_id(self, wanted: str | None) -> str:
-        if wanted and type(wanted) is str and wanted not in self.used_ids:
-            self.used_ids.add(wanted)
-            return wanted
+        used = self.used_ids
+        if wanted and type(wanted) is str:
+            key = id_key(wanted)
+            if key not in used:
+                used.add(key)
+                return wanted
         while True:
             self.counter += 1
             candidate = f"{self.counter:08x}"
-            if candidate not in self.used_ids:
-                self.used_ids.add(candidate)
+            key = id_key(candidate)
+            if key not in used:
+                used.add(key)
                 return candidate
 
     def entry(self, kind: str, message: Message | None, fields: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +234,7 @@ class PiEntries:
             first_kept = message.first_kept_id
             entry = self.entry("compaction", message, {"summary": text})
             entry["firstKeptEntryId"] = (
-                first_kept if first_kept in self.used_ids else entry["id"]
+                first_kept if first_kept and id_key(first_kept) in self.used_ids else entry["id"]
             )
             entry["tokensBefore"] = message.tokens_before or 0
             return entry

@@ -28,8 +28,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 from zlib import crc32
 
-from sts.converters.pi.index import IdIndex, Key, id_key
+from sts.converters.pi.index import IdIndex
 from sts.converters.pi.messages import Change, Notes
+from sts.formats.pi import Key, id_key
 from sts.lines import reparse
 from sts.model import Message
 

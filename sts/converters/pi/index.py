@@ -13,24 +13,11 @@ import os
 from array import array
 from collections.abc import Iterator
 
-Key = str | int
-_HEX = "0123456789abcdef"
+from sts.formats.pi import Key
+
 _BITS = 64
 _MASK = (1 << _BITS) - 1
 _EMPTY = 0  # no key is 0: a numeric key has a leading 1 digit
-
-
-def id_key(own: str) -> Key:
-    """The index key of the entry id `own`: a lowercase hex id of at most 14 digits (pi makes 8)
-    as the number of ``1`` and its digits (leading zeros kept apart), any other id as it is."""
-    if own and len(own) <= 14 and not own.strip(_HEX):
-        return int("1" + own, 16)
-    return own
-
-
-def key_id(key: Key) -> str:
-    """The entry id of the index key `key`."""
-    return key if type(key) is str else format(key, "x")[1:]
 
 
 class IdIndex:

@@ -28,7 +28,6 @@ from sts.converters.pi.entries import (
     EntryTable,
     LineSource,
 )
-from sts.converters.pi.index import key_id
 from sts.converters.pi.messages import (
     SILENT_ENTRIES,
     Change,
@@ -42,6 +41,7 @@ from sts.converters.pi.messages import (
 )
 from sts.converters.pi.options import PiOptions
 from sts.converters.pi.tree import PiFile, Tree, entry_id
+from sts.formats.pi import key_id
 from sts.lines import iter_records
 from sts.model import Message, MessageKind, Session, StreamedSession, first_time
 from sts.problems import Problems
