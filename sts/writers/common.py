@@ -133,19 +133,22 @@ class HeaderFacts:
         self.errors: list[Message] = []
 
     def add(self, message: Message) -> None:
-        usage = message.usage
-        if usage is not None:
-            totals = self.usage
-            if totals is None:
-                totals = self.usage = Usage()
-            totals.input += usage.input
-            totals.output += usage.output
-            totals.cache_read += usage.cache_read
-            totals.cache_write += usage.cache_write
-            self.cost += usage.cost_total or 0.0
+        if message.usage is not None:
+            self.add_usage(message.usage)
         if message.is_error and message.tool_call_id:
             self.errors.append(Message("tool", [], tool_call_id=message.tool_call_id,
                                        is_error=True))
+
+    def add_usage(self, usage: Usage) -> None:
+        """Add one message's usage to the totals (`usage_totals` sums with this too)."""
+        totals = self.usage
+        if totals is None:
+            totals = self.usage = Usage()
+        totals.input += usage.input
+        totals.output += usage.output
+        totals.cache_read += usage.cache_read
+        totals.cache_write += usage.cache_write
+        self.cost += usage.cost_total or 0.0
 
     def messages(self) -> list[Message]:
         """Messages that add up to the same usage totals and tool errors."""
@@ -196,17 +199,13 @@ def session_start(session: Session) -> int | None:
 def usage_totals(session: Session) -> dict[str, Any] | None:
     """Summed usage over the session's messages, or None when no message has usage or it all
     adds up to nothing (the zero usage pi's types make every assistant carry is no figure)."""
-    usages = [message.usage for message in session.messages if message.usage is not None]
-    if not usages:
+    facts = HeaderFacts()
+    for message in session.messages:
+        if message.usage is not None:
+            facts.add_usage(message.usage)
+    totals, cost = facts.usage, facts.cost
+    if totals is None:
         return None
-    totals = Usage()
-    cost = 0.0
-    for usage in usages:
-        totals.input += usage.input
-        totals.output += usage.output
-        totals.cache_read += usage.cache_read
-        totals.cache_write += usage.cache_write
-        cost += usage.cost_total or 0.0
     if not (totals.input or totals.output or totals.cache_read or totals.cache_write or cost):
         return None
     result: dict[str, Any] = {
