@@ -200,3 +200,18 @@ def test_the_ids_written_are_remembered_as_numbers_when_pi_made_them():
     written = [writer.new_id(m.id) for m in session.messages] + [writer.new_id("0a1b2c3d")]
     assert written == ["0a1b2c3d", "not-hex", "00000001"]
     assert writer.used_ids == {0x10A1B2C3D, "not-hex", 0x100000001}
+
+
+def test_a_time_no_target_can_hold_is_skipped_for_the_start_and_each_entry():
+    # a session built by hand: ms of 1970-01-12 read as seconds, no output can hold them
+    unheld, first, later = 1_000_000_000, 1_767_225_600_000, 1_767_225_660_000
+    session = Session("s", [Message("user", [TextPart("a")], timestamp=unheld),
+                            Message("assistant", [TextPart("b")], timestamp=first),
+                            Message("tool", [TextPart("c")], tool_call_id="x", timestamp=unheld),
+                            Message("user", [TextPart("d")], timestamp=later)])
+    header, *entries = lines(write_checked(session, "pi"))
+    assert header["timestamp"] == "2026-01-01T00:00:00.000Z"
+    assert [e["timestamp"] for e in entries] == [
+        "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z",
+        "2026-01-01T00:01:00.000Z"]
+    assert [e["message"]["timestamp"] for e in entries] == [first, first, first, later]

@@ -150,10 +150,6 @@ class PiEntries:
     def entry(self, kind: str, message: Message | None, fields: dict[str, Any]) -> dict[str, Any]:
         entry_id = self.new_id(message.id if message is not None else None)
         entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": self.parent}
-        if message is not None and message.timestamp is not None:
-            ms = epoch_ms(message.timestamp)  # None for a time no target can hold
-            if ms is not None:
-                self.last_time = ms
         if self.written_time[0] != self.last_time:
             self.written_time = (self.last_time, iso_from_ms(self.last_time))
         entry["timestamp"] = self.written_time[1]
@@ -162,6 +158,12 @@ class PiEntries:
         return entry
 
     def message_entry(self, message: Message) -> dict[str, Any]:
+        """The entry of one message. Its time (the entry's, and the numeric ``timestamp`` pi's
+        types require of a message body) is its own, else the latest earlier one."""
+        if message.timestamp is not None:
+            ms = epoch_ms(message.timestamp)  # None for a time no target can hold
+            if ms is not None:
+                self.last_time = ms
         role = message.role
         if role == "assistant":
             return self.entry("message", message, {"message": self.assistant(message)})
@@ -175,7 +177,7 @@ class PiEntries:
                     "display": True,
                 })
             body: dict[str, Any] = {"role": "user", "content": user_blocks(message)}
-            self.stamp(body, message)
+            body["timestamp"] = self.last_time
             return self.entry("message", message, {"message": body})
         return self.system_entry(message)
 
@@ -205,7 +207,7 @@ class PiEntries:
         }
         if message.error_message:
             body["errorMessage"] = message.error_message
-        self.stamp(body, message)
+        body["timestamp"] = self.last_time
         return body
 
     def tool_result(self, message: Message) -> dict[str, Any]:
@@ -217,16 +219,8 @@ class PiEntries:
             "content": content_blocks(message, images=True),
             "isError": bool(message.is_error),
         }
-        self.stamp(body, message)
+        body["timestamp"] = self.last_time
         return body
-
-    def stamp(self, body: dict[str, Any], message: Message) -> None:
-        """The message's numeric ``timestamp`` pi's types require: its own time, else the
-        latest earlier one (the entry's)."""
-        ms = message.timestamp
-        if ms is not None:
-            ms = epoch_ms(ms)  # None for a time no target can hold (a session built by hand)
-        body["timestamp"] = ms if ms is not None else self.last_time
 
     def system_entry(self, message: Message) -> dict[str, Any]:
         text = message.text
