@@ -8,7 +8,7 @@ may be held in a temporary file (`sts.spill`) to keep big sessions out of memory
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal, Protocol
@@ -359,6 +359,12 @@ class StreamedSession(Session):
         return streamed
 
 
-def first_time(messages: Iterable[Message]) -> int | None:
-    """The time of the first message that has one (a `StreamedSession`'s `first_time`)."""
-    return next((m.timestamp for m in messages if m.timestamp is not None), None)
+def first_time(messages: Iterable[Message],
+               held: Callable[[int], int | None] | None = None) -> int | None:
+    """The time of the first message that has one (a `StreamedSession`'s `first_time`); with
+    `held` (`sts.timestamps.epoch_ms`), the first one it does not turn into None, as it
+    returns it (a writer's session start skips the times no target can hold)."""
+    times = (m.timestamp for m in messages if m.timestamp is not None)
+    if held is not None:
+        times = (ms for ms in map(held, times) if ms is not None)
+    return next(times, None)

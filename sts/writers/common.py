@@ -20,6 +20,7 @@ from sts.model import (
     TextPart,
     ThinkingPart,
     Usage,
+    first_time,
 )
 from sts.problems import Problems
 from sts.spill import StoredText
@@ -190,10 +191,7 @@ def session_start(session: Session) -> int | None:
         return start
     if isinstance(session, StreamedSession):
         return session.first_time
-    for message in session.messages:
-        if message.timestamp is not None and (start := epoch_ms(message.timestamp)) is not None:
-            return start
-    return None
+    return first_time(session.messages, held=epoch_ms)
 
 
 def usage_totals(session: Session) -> dict[str, Any] | None:
