@@ -26,8 +26,11 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.measure import Run, measure, together
 
 MIB = 1024 * 1024
 HERE = Path(__file__).resolve().parent
@@ -46,26 +49,6 @@ BASELINE = (
 #: Files a converter reads with the input it is given (a Kimi CLI context.jsonl's wire.jsonl):
 #: the baseline reads and writes them too, and the input's size counts them.
 COMPANIONS = {"context.jsonl": ("wire.jsonl",)}
-
-
-@dataclass
-class Run:
-    seconds: float
-    max_rss_mb: float
-    status: int
-
-
-def measure(command: list[str]) -> Run:
-    """Run `command`; its wall time, peak RSS (from wait4) and exit status."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
-    if process.returncode not in (0, 1):
-        print(f"  ! {' '.join(command)} exited {process.returncode}: {error[-500:]}")
-    return Run(seconds, usage.ru_maxrss / 1024, process.returncode)
 
 
 def sts_command(*args: str) -> list[str]:
@@ -124,11 +107,11 @@ def bench_file(name: str, path: Path, runs: int) -> list[str]:
     for _ in range(runs):
         for label, command in commands.items():
             results[label].append(measure(command))
-    base = statistics.median(r.seconds for r in results["orjson read+write"])
+    base = statistics.median(r.wall for r in results["orjson read+write"])
     rows = []
     for label, measured in results.items():
-        seconds = statistics.median(r.seconds for r in measured)
-        rss = statistics.median(r.max_rss_mb for r in measured)
+        seconds = statistics.median(r.wall for r in measured)
+        rss = statistics.median(r.rss_mib for r in measured)
         statuses = sorted({r.status for r in measured})
         rows.append(
             f"| {name} ({size_mb:.1f} MiB) | {label} | {seconds:.2f} | {size_mb / seconds:.0f} | "
@@ -157,14 +140,14 @@ def bench_batch(count: int, workers: int, runs: int) -> list[str]:
         for label in labels:
             shutil.rmtree(out, ignore_errors=True)
             if label == "-j 1":
-                times[label].append(measure(sts_command(str(directory), "-o", f"{out}/")).seconds)
+                times[label].append(measure(sts_command(str(directory), "-o", f"{out}/")).wall)
             elif label.startswith("-j"):
                 command = sts_command(str(directory), "-o", f"{out}/", "-j", str(workers))
-                times[label].append(measure(command).seconds)
+                times[label].append(measure(command).wall)
             else:
                 commands = [sts_command(*share, "-o", f"{out}/{n}/") for n, share in
                             enumerate(shares)]
-                times[label].append(measure_together(commands))
+                times[label].append(together(commands).wall)
     shutil.rmtree(out, ignore_errors=True)
     serial = statistics.median(times["-j 1"])
     rows = []
@@ -183,16 +166,6 @@ def output_root() -> Path:
     if shm.is_dir() and os.access(shm, os.W_OK):
         return shm / f"sts-bench-{os.getpid()}"
     return OUT / "out"
-
-
-def measure_together(commands: list[list[str]]) -> float:
-    """Wall time of `commands` started together, until the last one ends."""
-    start = time.perf_counter()
-    processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                 for c in commands]
-    for process in processes:
-        process.wait()
-    return time.perf_counter() - start
 
 
 def first_output_delay(path: Path) -> str:
@@ -225,8 +198,8 @@ def memory_scaling(small_mb: float, big_mb: float) -> list[str]:
         run = measure(sts_command(str(path), "-o", f"{out}/"))
         sessions = sum(1 for _ in out.iterdir()) if out.exists() else 0
         shutil.rmtree(out, ignore_errors=True)
-        rows.append(f"| OpenAI JSONL {size:g} MB | {sessions} | {run.seconds:.1f} | "
-                    f"{run.max_rss_mb:.0f} |")
+        rows.append(f"| OpenAI JSONL {size:g} MB | {sessions} | {run.wall:.1f} | "
+                    f"{run.rss_mib:.0f} |")
     return rows
 
 
@@ -274,7 +247,6 @@ def report(inputs: dict[str, Path], args: argparse.Namespace) -> None:
     print()
     print(f"streaming (OpenAI JSONL, many sessions): {first_output_delay(inputs['openai'])}")
     print()
-    sys.path.insert(0, str(ROOT))
     from benchmarks.redaction import HEADER, rows
 
     print(HEADER)

@@ -28,9 +28,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.measure import Run, measure, together
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -58,38 +60,6 @@ for number, path in enumerate(files):
                     if line.strip():
                         dst.write(orjson.dumps(orjson.loads(line)) + b"\\n")
 """
-
-
-@dataclass
-class Run:
-    wall: float
-    cpu: float
-    rss_mib: float
-
-
-def measure(command: list[str]) -> Run:
-    """Wall time, CPU time and peak RSS of one process."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        print(f"  ! {' '.join(command)} exited {code}", file=sys.stderr)
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-
-
-def together(commands: list[list[str]]) -> Run:
-    """Commands started together; wall time until the last ends, CPU summed, largest peak."""
-    start = time.perf_counter()
-    processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                 for c in commands]
-    cpu = rss = 0.0
-    for process in processes:
-        _, _, usage = os.wait4(process.pid, 0)
-        cpu += usage.ru_utime + usage.ru_stime
-        rss = max(rss, usage.ru_maxrss / 1024)
-    return Run(time.perf_counter() - start, cpu, rss)
 
 
 def scratch(name: str) -> Path:
