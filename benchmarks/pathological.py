@@ -77,16 +77,22 @@ def claude_folder(folder: Path, n: int) -> list[str]:
     return [str(project), "-o", f"{folder / 'out'}/"]
 
 
-def shared_call_ids(folder: Path, n: int) -> list[str]:
-    """One OpenAI conversation of n tool calls that all use the id "call_id"."""
+def shared_call_id_chat(n: int) -> bytes:
+    """One OpenAI conversation of n tool calls that all use the id "call_id" (tests/test_hostile
+    reads it too)."""
     messages: list[dict] = [{"role": "user", "content": "go"}]
     for i in range(n):
         messages.append({"role": "assistant", "content": None, "tool_calls": [
             {"id": "call_id", "type": "function",
              "function": {"name": "f", "arguments": f'{{"i": {i}}}'}}]})
         messages.append({"role": "tool", "tool_call_id": "call_id", "content": f"r{i}"})
+    return orjson.dumps({"messages": messages})
+
+
+def shared_call_ids(folder: Path, n: int) -> list[str]:
+    """`shared_call_id_chat` as a file."""
     path = folder / "chat.json"
-    path.write_bytes(orjson.dumps({"messages": messages}))
+    path.write_bytes(shared_call_id_chat(n))
     return [str(path), "--from", "openai"]
 
 

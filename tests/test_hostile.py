@@ -548,6 +548,7 @@ def test_abandoned_pi_branches_are_counted_visiting_each_entry_once(monkeypatch)
 
 
 def test_calls_sharing_one_id_are_renamed_without_retrying_every_suffix(monkeypatch):
+    from benchmarks.pathological import shared_call_id_chat
     from sts.building import calls
 
     tried = [0]
@@ -565,13 +566,7 @@ def test_calls_sharing_one_id_are_renamed_without_retrying_every_suffix(monkeypa
 
     monkeypatch.setattr(calls.CallLedger, "__init__", init)
     n = 600
-    messages: list[dict] = [{"role": "user", "content": "go"}]
-    for i in range(n):
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_id", "type": "function",
-             "function": {"name": "f", "arguments": f'{{"i": {i}}}'}}]})
-        messages.append({"role": "tool", "tool_call_id": "call_id", "content": f"r{i}"})
-    sessions, _ = read_sessions(orjson.dumps({"messages": messages}), "openai")
+    sessions, _ = read_sessions(shared_call_id_chat(n), "openai")
     ids = [c.id for m in sessions[0].messages for c in m.tool_calls]
     assert ids == ["call_id"] + [f"call_id~{k}" for k in range(2, n + 1)]
     assert tried[0] <= 10 * n  # each rename tried every suffix from ~2 up before: n²/2
