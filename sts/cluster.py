@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from sts import pipeline
@@ -72,8 +72,14 @@ def run_jobs(
     """Run every job on the cluster of `client`; results (and their problems, to `sink`) in job
     order, as in a local run. Under ``--on-error fail`` the run stops after the first failed job
     (jobs already running finish; the rest are cancelled)."""
+    pipeline.deliver(_results(client, jobs, target, settings), settings, sink, on_result)
+
+
+def _results(client: Any, jobs: list[Job], target: Target, settings: Settings
+             ) -> Generator[JobResult, None, None]:
+    """The jobs' results in job order, at most `WINDOW` jobs submitted ahead; those still
+    submitted when the generator is closed are cancelled."""
     distributed = _distributed()
-    stop_on_failure = settings.policy == "fail"
     # shared by every task as a task of its own (not scattered: a result the scheduler can
     # compute again when the workers holding it die)
     shared = [client.submit(_same, value, pure=False) for value in (target, settings)]
@@ -86,12 +92,7 @@ def run_jobs(
             if not waiting:
                 return
             job, future = waiting.popleft()
-            result = _result(job, future, distributed)
-            if sink is not None:
-                result.replay(sink)
-            on_result(result)
-            if stop_on_failure and result.status == "failed":
-                return
+            yield _result(job, future, distributed)
     finally:
         client.cancel([future for _, future in waiting])
 

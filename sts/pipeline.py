@@ -14,7 +14,7 @@ import itertools
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -749,18 +749,27 @@ def run_jobs(
     are replayed to `sink` when it ends. Under ``--on-error fail`` the run stops after the first
     job that failed.
     """
-    stop_on_failure = settings.policy == "fail"
     if workers <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            result = run_job(job, target, settings, sink)
-            on_result(result)
-            if stop_on_failure and result.status == "failed":
-                return
+        deliver((run_job(job, target, settings, sink) for job in jobs), settings, None,
+                on_result)
         return
     from sts.workers import results_in_order
 
     run = partial(run_job, target=target, settings=settings)
-    results = results_in_order(jobs, run, workers, _lost)
+    deliver(results_in_order(jobs, run, workers, _lost), settings, sink, on_result)
+
+
+def deliver(
+    results: Generator[JobResult, None, None],
+    settings: Settings,
+    sink: Callable[[Problem], None] | None,
+    on_result: Callable[[JobResult], None],
+) -> None:
+    """Each job's result as it comes (the jobs run as `results` is taken): its problems replayed
+    to `sink` (given when they happened elsewhere: a worker process, a cluster), then
+    `on_result`. Under ``--on-error fail`` none is taken after the first failed job; `results`
+    is closed at the end (what it still runs is stopped)."""
+    stop_on_failure = settings.policy == "fail"
     try:
         for result in results:
             if sink is not None:

@@ -126,3 +126,31 @@ def test_fewer_workers_than_asked_still_do_every_job(monkeypatch):
     monkeypatch.setattr(os, "fork", once)
     assert list(results_in_order(list(range(500)), double, 4, lost)) == [2 * j for j in range(500)]
     assert no_children_left()
+
+
+@pytest.mark.parametrize("policy", ["skip", "fail"])
+def test_results_are_delivered_with_their_problems_and_fail_stops_after_the_first_failure(
+        policy):
+    from sts.pipeline import JobResult, Settings, deliver
+    from sts.problems import Problem
+
+    taken: list[str] = []
+    closed = []
+
+    def results():
+        try:
+            for name, status in (("a", "ok"), ("b", "failed"), ("c", "ok")):
+                taken.append(name)
+                result = JobResult(name, status)
+                result.tally.add(Problem(name, 1, "malformed-json", f"bad line in {name}"))
+                yield result
+        finally:
+            closed.append(True)
+
+    replayed: list[str] = []
+    delivered: list[str] = []
+    deliver(results(), Settings(policy=policy), lambda p: replayed.append(p.text),
+            lambda r: delivered.append(r.display))
+    expected = ["a", "b"] if policy == "fail" else ["a", "b", "c"]
+    assert (taken, delivered, closed) == (expected, expected, [True])
+    assert replayed == [f"bad line in {name}" for name in expected]
