@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -296,7 +297,8 @@ class FallbackTime:
     types want a time on the header, every entry and every message): never a recorded time.
 
     `ms` is epoch milliseconds; `origin` says where it came from: `INPUT_MTIME` (the input
-    file's modification time) or `CONVERSION_TIME` (the time of conversion: stdin, a stream,
+    file's modification time), `SUBAGENT_MTIME` (a sub-agent's own file's, see
+    `Session.source_file`) or `CONVERSION_TIME` (the time of conversion: stdin, a stream,
     bytes). Pi output names the origin in its header so that nobody takes it for a record.
     """
 
@@ -306,6 +308,7 @@ class FallbackTime:
 
 #: `FallbackTime.origin` values.
 INPUT_MTIME = "input-file-mtime"
+SUBAGENT_MTIME = "subagent-file-mtime"
 CONVERSION_TIME = "conversion-time"
 
 
@@ -318,7 +321,9 @@ class Session:
     the input (set when one input yields several sessions, and on sub-agents), used to name output
     files. `children` are sub-agent sessions; `metadata` is free source metadata that goes to the
     output header. `fallback_time` is set (by the driver, or read from a Pi header that names
-    one) only on a session none of whose times was recorded.
+    one) only on a session none of whose times was recorded. `source_file` is the file a
+    sub-agent was read from when it is not its input (Claude Code's ``agent-*.jsonl``, a Gemini
+    CLI or Kimi CLI sub-agent's own file): its fallback time is that file's, not the input's.
     """
 
     id: str
@@ -334,6 +339,7 @@ class Session:
     children: list[Session] = field(default_factory=list)
     key: str | None = None
     fallback_time: FallbackTime | None = None
+    source_file: Path | None = None
 
 
 class StreamedSession(Session):

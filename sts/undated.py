@@ -2,12 +2,13 @@
 
 Pi's types want a time on the header, on every entry and on every message. A source that
 records none (a fine-tune JSONL, ShareGPT, a hand-built session) gets ONE documented choice:
-the input file's modification time, or the time of conversion when there is no file (stdin, a
-stream, bytes). The drivers (`sts.pipeline.one_behind`: the command, `sts.read`,
-`sts.convert`, publish, a cluster's workers) set it on each such session from its input;
-`sts.write` of a session built by hand falls back to the time of writing. The Pi writer names
-the origin in the header (``timestampFallback``), and the Pi reader takes it back from there,
-so converting the output again keeps the same time and never reads it as a recorded one.
+the input file's modification time (a sub-agent's own file's, when it has one), or the time
+of conversion when there is no file (stdin, a stream, bytes). The drivers
+(`sts.pipeline.one_behind`: the command, `sts.read`, `sts.convert`, publish, a cluster's
+workers) set it on each such session from its input; `sts.write` of a session built by hand
+falls back to the time of writing. The Pi writer names the origin in the header
+(``timestampFallback``), and the Pi reader takes it back from there, so converting the output
+again keeps the same time and never reads it as a recorded one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Session, StreamedSession
+from sts.model import (
+    CONVERSION_TIME,
+    INPUT_MTIME,
+    SUBAGENT_MTIME,
+    FallbackTime,
+    Session,
+    StreamedSession,
+)
 from sts.timestamps import epoch_ms, to_ms
 
 #: The Pi header field naming where a fallback time came from (`FallbackTime.origin`).
@@ -30,17 +38,17 @@ def conversion_time() -> FallbackTime:
     return FallbackTime(time.time_ns() // 1_000_000, CONVERSION_TIME)
 
 
-def modified_time(ms: int) -> FallbackTime:
+def modified_time(ms: int, origin: str = INPUT_MTIME) -> FallbackTime:
     """An input's modification time (epoch ms) as its fallback; now when it is no time the
     targets can hold (`sts.timestamps.epoch_ms`: 1970-01-11..02-17, past 9999)."""
-    return FallbackTime(ms, INPUT_MTIME) if epoch_ms(ms) is not None else conversion_time()
+    return FallbackTime(ms, origin) if epoch_ms(ms) is not None else conversion_time()
 
 
-def file_time(path: Path) -> FallbackTime:
+def file_time(path: Path, origin: str = INPUT_MTIME) -> FallbackTime:
     """The modification time of the file (or store folder) `path` (`modified_time`); now when
     it cannot be had."""
     try:
-        return modified_time(os.stat(path).st_mtime_ns // 1_000_000)
+        return modified_time(os.stat(path).st_mtime_ns // 1_000_000, origin)
     except (OSError, ValueError):
         return conversion_time()
 
@@ -82,7 +90,13 @@ class InputTime:
 
     def date(self, session: Session) -> None:
         """Set the fallback on `session` and on each sub-agent that has neither a recorded
-        time nor a fallback of its own (read from a Pi header)."""
+        time nor a fallback of its own (read from a Pi header). A sub-agent read from a file of
+        its own (`Session.source_file`) gets that file's modification time instead, and so do
+        its sub-agents."""
+        own = session.source_file
+        (self if own is None else InputTime(lambda: file_time(own, SUBAGENT_MTIME)))._date(session)
+
+    def _date(self, session: Session) -> None:
         if session.fallback_time is None and not has_time(session):
             if self._found is None:
                 self._found = self._find()

@@ -2,11 +2,11 @@
 writer fixtures are written in.
 
 `render` walks the model's dataclass fields in declaration order and leaves out every field that
-holds its default, so a snapshot shows what the reader set and nothing else. Parts carry a
-``type`` (``text``, ``image``, ``media``, ``thinking``); enums are their values; a text kept in
-the spill file is read back. `load` is the inverse: ``load(render(s))`` writes the same STS and
-Pi bytes as ``s`` (tested for every reader case), so a rendering leaves out nothing a writer
-reads.
+holds its default (and `NOT_RENDERED`), so a snapshot shows what the reader set and nothing
+else. Parts carry a ``type`` (``text``, ``image``, ``media``, ``thinking``); enums are their
+values; a text kept in the spill file is read back. `load` is the inverse: ``load(render(s))``
+writes the same STS and Pi bytes as ``s`` (tested for every reader case), so a rendering leaves
+out nothing a writer reads.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ PART_TYPES: dict[str, type] = {
     "text": TextPart, "image": ImagePart, "media": MediaPart, "thinking": ThinkingPart,
 }
 PART_NAMES = {cls: name for name, cls in PART_TYPES.items()}
+#: Fields no writer reads that name a place on this machine (`Session.source_file`).
+NOT_RENDERED = frozenset(("source_file",))
 
 
 def render(sessions: list[Session]) -> bytes:
@@ -54,7 +56,7 @@ def _plain(value: Any) -> Any:
             out["type"] = PART_NAMES[type(value)]
         for f in dataclasses.fields(value):
             item = getattr(value, f.name)
-            if not _is_default(f, item):
+            if f.name not in NOT_RENDERED and not _is_default(f, item):
                 out[f.name] = _plain(item)
         return out
     if isinstance(value, Enum):

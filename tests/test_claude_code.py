@@ -17,6 +17,7 @@ from sts.converters.base import Peek, ReadContext
 from sts.converters.claude_code import ClaudeCodeConverter
 from sts.model import ImagePart, Message, Session, StopReason, StreamedSession, ThinkingPart
 from sts.problems import ConversionFailed, Problem, Problems
+from sts.timestamps import iso_from_ms
 from tests.support import (
     CASES,
     checked_model,
@@ -667,7 +668,7 @@ def test_the_cli_writes_streamed_sessions_and_their_sub_agents_alike(
 ) -> None:
     """Every case through `sts convert -o DIR/`, built whole and streamed; a copy of the 2.1
     layout whose sub-agent has no time checks that a streamed session's sub-agents still get
-    their input's fallback time (they are made once the session is written)."""
+    their fallback time, their own file's (they are made once the session is written)."""
     import shutil
 
     from sts.converters.claude_code import session as assembly
@@ -692,7 +693,9 @@ def test_the_cli_writes_streamed_sessions_and_their_sub_agents_alike(
     child = "layout-2.1/project/22222222-3333-4444-8555-666666666666.agent-abc1234.jsonl"
     assert len(whole) == 22 and child in whole
     if target == "pi":
-        assert lines(whole[child])[0]["timestampFallback"] == "input-file-mtime"
+        header = lines(whole[child])[0]
+        assert header["timestampFallback"] == "subagent-file-mtime"
+        assert header["timestamp"] == iso_from_ms(agent.stat().st_mtime_ns // 1_000_000)
 
 
 def test_unknown_records_of_a_sub_agent_file_are_all_counted(tmp_path: Path) -> None:

@@ -17,7 +17,15 @@ from pathlib import Path
 import pytest
 
 import sts
-from sts.model import CONVERSION_TIME, INPUT_MTIME, FallbackTime, Message, Session, TextPart
+from sts.model import (
+    CONVERSION_TIME,
+    INPUT_MTIME,
+    SUBAGENT_MTIME,
+    FallbackTime,
+    Message,
+    Session,
+    TextPart,
+)
 from sts.timestamps import iso_from_ms
 from sts.undated import HEADER_FIELD
 from tests.support import (
@@ -182,3 +190,61 @@ def test_pi_files_pi_wrote_have_every_time_and_cwd(name: str) -> None:
     """What sts validate now requires is what pi itself writes: its files pass unchanged."""
     path = SAMPLES / "pi-v3-session.jsonl" if name == "sample" else corpus("pi", name)
     assert_valid(path.read_bytes(), "pi")
+
+
+# A sub-agent read from a file of its own: (case folder, the main input, the sub-agent's own file
+# (its fallback's), the sub-agent's files whose times are removed)
+CHILD_DIR = "sessions/2b8c70fb72d8a087e5dee109778f74cf/3f2a1b0c-5d6e-4f70-8a9b-0c1d2e3f4a5b"
+GEMINI_CHATS = "tmp/demo-project/chats"
+OWN_FILES = {
+    "claude-code": ("claude-code/layout-2.1",
+                    "project/22222222-3333-4444-8555-666666666666.jsonl",
+                    "project/22222222-3333-4444-8555-666666666666/subagents/agent-abc1234.jsonl",
+                    ()),
+    "gemini-cli": ("gemini-cli/gemini-home",
+                   f"{GEMINI_CHATS}/session-2026-11-30T15-00-a1b2c3d4.jsonl",
+                   f"{GEMINI_CHATS}/a1b2c3d4-1111-4222-8333-444455556666/"
+                   "e5f6a7b8-2222-4333-8444-555566667777.jsonl", ()),
+    "kimi-cli": ("kimi-cli/kimi-home", f"{CHILD_DIR}/context.jsonl",
+                 f"{CHILD_DIR}/subagents/agent-7c1e/context.jsonl",
+                 (f"{CHILD_DIR}/subagents/agent-7c1e/wire.jsonl",)),
+}
+TIME_KEYS = frozenset(("timestamp", "startTime", "lastUpdated"))
+
+
+def without_times(value: object) -> object:
+    if type(value) is dict:
+        return {k: without_times(v) for k, v in value.items() if k not in TIME_KEYS}
+    if type(value) is list:
+        return [without_times(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("fmt", sorted(OWN_FILES))
+def test_a_sub_agent_without_times_gets_its_own_files_mtime(tmp_path: Path, fmt: str) -> None:
+    import json
+    import shutil
+
+    case, main, own, others = OWN_FILES[fmt]
+    folder = shutil.copytree(CASES / case, tmp_path / "in")
+    for name in (own, *others):
+        path = folder / name
+        path.write_text("".join(json.dumps(without_times(record)) + "\n"
+                                for record in lines(path.read_bytes())))
+    main_ms, own_ms = 1_780_000_000_000, 1_790_000_000_123  # 2026-05-28, 2026-09-21
+    os.utime(folder / main, ns=(main_ms * 1_000_000, main_ms * 1_000_000))
+    os.utime(folder / own, ns=(own_ms * 1_000_000, own_ms * 1_000_000))
+    done = run_sts("convert", folder / main, "--to", "pi", "-o", f"{tmp_path / 'out'}/")
+    assert done.returncode == 0, done.stderr
+    outputs = pi_outputs(tmp_path / "out")
+    headers = [lines(data)[0] for data in outputs]
+    children = [h for h in headers if h.get("parentSessionId")]
+    assert len(children) == 1 and len(headers) == 2
+    (child,) = children
+    assert (child["timestamp"], child[HEADER_FIELD]) == (iso_from_ms(own_ms), SUBAGENT_MTIME)
+    (parent,) = [h for h in headers if h is not child]
+    assert HEADER_FIELD not in parent  # its times were recorded
+    for data in outputs:
+        assert_valid(data, "pi")
+    views = pi_view(*outputs)  # the real pi loads them and keeps the header as written
+    assert [v["header"].get(HEADER_FIELD) for v in views].count(SUBAGENT_MTIME) == 1

@@ -7,6 +7,7 @@ known, ``parentToolCallId``; the parent lists each child in ``subagentLinks`` (`
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sts.model import Session
@@ -15,8 +16,11 @@ LINKS = "subagentLinks"
 
 
 def link_child(parent: Session, child: Session, agent_id: str | None,
-               call_id: str | None) -> None:
-    """Attach `child` (its `key` set) to `parent`, linked to the call `call_id` that ran it."""
+               call_id: str | None, source: Path | None = None) -> None:
+    """Attach `child` (its `key` set) to `parent`, linked to the call `call_id` that ran it;
+    `source`: the file it was read from, when not the parent's (its fallback time is that
+    file's, `Session.source_file`)."""
+    child.source_file = source
     child.metadata["parentSessionId"] = parent.id
     link: dict[str, Any] = {"key": child.key, "sessionId": child.id}
     if agent_id is not None:

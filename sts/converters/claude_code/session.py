@@ -154,7 +154,7 @@ def _add_children(
                                      f"sub-agent file not read: {exc.strerror or exc}")
                 continue
             call_id = calls.get(agent_id) or meta_tool_use_id(agent_file)
-            link_child(session, child, agent_id, call_id)
+            link_child(session, child, agent_id, call_id, agent_file)
     _describe(session, reader.task_calls)
 
 

@@ -204,7 +204,7 @@ def add_children(session: Session, builder: MessageBuilder, context: ReadContext
         stem = file_stem(agent_file.name)
         child.key = f"agent-{child.id}"
         call_id = builder.agent_calls.get(child.id) or builder.agent_calls.get(stem)
-        link_child(session, child, child.id, call_id)
+        link_child(session, child, child.id, call_id, agent_file)
 
 
 __all__ = ["read"]

@@ -401,7 +401,7 @@ def add_children(session: Session, context: ReadContext, folder: Path) -> None:
                 child.metadata[key] = meta[source]
         work_dir = spec.get("work_dir")
         child.cwd = work_dir if type(work_dir) is str and work_dir else session.cwd
-        link_child(session, child, agent_id, spawning_call(session, agent_id))
+        link_child(session, child, agent_id, spawning_call(session, agent_id), context_path)
 
 
 def read_child(path: Path, context: ReadContext, model: str | None) -> Session | None:
