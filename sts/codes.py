@@ -18,13 +18,15 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from sts.records import FrozenRecord
+
 Severity = Literal["error", "warning"]
 
 STRICT = os.environ.get("STS_STRICT_CODES") == "1"
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Code(FrozenRecord):
     """One problem code: its severity when reading input and when validating a file (None
     when that channel never reports it), and a one-line meaning."""
 

@@ -14,6 +14,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from sts.records import FrozenRecord, Record
+
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "tool"))
 
@@ -154,8 +156,8 @@ def base64_size(data: str) -> int:
     return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
 
 
-@dataclass(slots=True)
-class ImagePart:
+@dataclass(slots=True, eq=False, repr=False)
+class ImagePart(Record):
     """An image, inline (base64 `data`, no `data:` prefix) or by `url`."""
 
     media_type: str | None = None
@@ -168,8 +170,8 @@ class ImagePart:
         return base64_size(self.data) if self.data else None
 
 
-@dataclass(slots=True)
-class MediaPart:
+@dataclass(slots=True, eq=False, repr=False)
+class MediaPart(Record):
     """Any other media (audio, file, video, ...) kept as a typed placeholder.
 
     `kind` says what it is; `size` is the payload size in bytes when known. The payload itself is
@@ -183,8 +185,8 @@ class MediaPart:
     url: str | None = None
 
 
-@dataclass(slots=True)
-class ThinkingPart:
+@dataclass(slots=True, eq=False, repr=False)
+class ThinkingPart(Record):
     """Model reasoning as the source wrote it.
 
     `signature` is the provider's opaque token (Anthropic signature, OpenAI encrypted reasoning);
@@ -200,8 +202,8 @@ class ThinkingPart:
 Part = TextPart | ImagePart | MediaPart | ThinkingPart
 
 
-@dataclass(slots=True)
-class ToolCall:
+@dataclass(slots=True, eq=False, repr=False)
+class ToolCall(Record):
     """A tool call made by an assistant message.
 
     `arguments` is the parsed JSON value (normally an object). `raw_arguments` holds the source's
@@ -216,8 +218,8 @@ class ToolCall:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class Usage:
+@dataclass(slots=True, eq=False, repr=False)
+class Usage(Record):
     """Token counts and cost (USD) of one model call. None means the source did not say."""
 
     input: int = 0
@@ -232,8 +234,8 @@ class Usage:
     cost_total: float | None = None
 
 
-@dataclass(slots=True)
-class Message:
+@dataclass(slots=True, eq=False, repr=False)
+class Message(Record):
     """One message of a session.
 
     `content` holds text, media and (for assistants) thinking parts in source order. Tool results
@@ -291,8 +293,8 @@ class Message:
         return texts[0] if len(texts) == 1 else "\n\n".join(texts)
 
 
-@dataclass(frozen=True, slots=True)
-class FallbackTime:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class FallbackTime(FrozenRecord):
     """The time a session with no recorded time at all is given where a target needs one (pi's
     types want a time on the header, every entry and every message): never a recorded time.
 
@@ -312,8 +314,8 @@ SUBAGENT_MTIME = "subagent-file-mtime"
 CONVERSION_TIME = "conversion-time"
 
 
-@dataclass(slots=True)
-class Session:
+@dataclass(slots=True, eq=False, repr=False)
+class Session(Record):
     """One conversation.
 
     `harness` is the harness id the source implies (the STS file's own, or the converter's

@@ -11,13 +11,14 @@ from typing import Any
 import orjson
 
 from sts.lines import loads_repaired
+from sts.records import Record
 
 #: How many head lines sniffing parses at most.
 MAX_RECORDS = 50
 
 
-@dataclass
-class Peek:
+@dataclass(eq=False, repr=False)
+class Peek(Record):
     """The head of an input, for sniffing without consuming the stream.
 
     `data` is up to `HEAD_SIZE` bytes; `complete` says whether that is the whole input. `name`

@@ -29,6 +29,7 @@ from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Message, Session, StreamedSession
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems, Tally
+from sts.records import FrozenRecord, Record
 from sts.undated import InputTime
 from sts.writers import WRITERS
 
@@ -51,8 +52,8 @@ class OutputFailed(Exception):
         super().__init__(f"cannot write {path}: {error.strerror or error}")
 
 
-@dataclass(frozen=True)
-class Settings:
+@dataclass(frozen=True, eq=False, repr=False)
+class Settings(FrozenRecord):
     """What to convert to and how; the same for every job of a run."""
 
     to: str = "sts"
@@ -67,8 +68,8 @@ class Settings:
     resume: bool = False
 
 
-@dataclass(frozen=True)
-class Target:
+@dataclass(frozen=True, eq=False, repr=False)
+class Target(FrozenRecord):
     """Where sessions go: ``stdout``, one ``file``, or a ``dir`` mirroring the inputs."""
 
     mode: Literal["stdout", "file", "dir"]
@@ -80,8 +81,8 @@ class Target:
     store: Store | None = None
 
 
-@dataclass(frozen=True)
-class Job:
+@dataclass(frozen=True, eq=False, repr=False)
+class Job(FrozenRecord):
     """One input: a file (`source`) or stdin (`source` None); `rel` names its output in a dir.
 
     `walked` marks a file found by walking a directory: it is passed over when it belongs to
@@ -98,8 +99,8 @@ class Job:
     url: str | None = None  # an input in an fsspec store (`source` is then None)
 
 
-@dataclass
-class JobResult:
+@dataclass(eq=False, repr=False)
+class JobResult(Record):
     """What one job did: sessions written, problems, and how it ended.
 
     Nothing per session is kept (an input may hold millions of sessions).

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from sts import codes
+from sts.records import FrozenRecord, Record
 
 Policy = Literal["skip", "fail", "keep"]
 MAX_TEXT = 300  # a message quoting a 20 MB string keeps only its head and tail
@@ -35,8 +36,8 @@ KEPT_NOTE = "kept raw in the session header (unparsedLines)"
 KEEP = 1000
 
 
-@dataclass(slots=True, frozen=True)
-class Problem:
+@dataclass(slots=True, frozen=True, eq=False, repr=False)
+class Problem(FrozenRecord):
     """One thing wrong with the input: where (file, line), a stable code, and what."""
 
     file: str
@@ -92,8 +93,8 @@ def print_to_stderr(problem: Problem) -> None:
     print(problem, file=sys.stderr)
 
 
-@dataclass(slots=True)
-class Tally:
+@dataclass(slots=True, eq=False, repr=False)
+class Tally(Record):
     """The problems of one input: every one counted, by severity and by code; the first
     `KEEP` kept (`sample`)."""
 
@@ -136,8 +137,8 @@ class Reporter(Protocol):
     def warning(self, line: int | None, code: str, text: str) -> None: ...
 
 
-@dataclass
-class Problems:
+@dataclass(eq=False, repr=False)
+class Problems(Record):
     """Collects problems for one input file and applies the policy.
 
     `file` is the name shown in messages. `sink` is called for each problem as it happens (stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from sts.problems import Problems
+from sts.records import FrozenRecord, Record
 
 _TYPES = {"bool": bool, "int": int, "str": str, "float": float}
 
@@ -18,8 +19,8 @@ class UnknownOption(TypeError):
     """An option name no converter takes, or a value of the wrong type."""
 
 
-@dataclass(frozen=True)
-class Options:
+@dataclass(frozen=True, eq=False, repr=False)
+class Options(FrozenRecord):
     """The options every converter takes; a converter with its own subclasses this (a frozen
     dataclass with defaults) and names it as its ``Options``.
 
@@ -65,8 +66,8 @@ class Options:
         return getattr(self, name, default)
 
 
-@dataclass
-class ReadContext:
+@dataclass(eq=False, repr=False)
+class ReadContext(Record):
     """What a converter gets besides the stream.
 
     `path` is the input file (None for stdin): converters that look for companion files, such as

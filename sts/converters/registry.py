@@ -26,6 +26,7 @@ from typing import Any
 from sts.building.context import UnknownOption
 from sts.converters.base import Converter, Peek
 from sts.imports import load_target
+from sts.records import FrozenRecord
 
 BUILTINS: tuple[str, ...] = (
     "sts.converters.sts:StsConverter",
@@ -101,8 +102,8 @@ def get_converter(name: str) -> Converter:
     return converter
 
 
-@dataclass(frozen=True, slots=True)
-class Detection:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Detection(FrozenRecord):
     """What detection found: the chosen converter (None when none is sure enough) and every
     score looked at, best first."""
 
