@@ -18,15 +18,15 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
-from sts.records import FrozenRecord
+from sts.records import Record
 
 Severity = Literal["error", "warning"]
 
 STRICT = os.environ.get("STS_STRICT_CODES") == "1"
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
-class Code(FrozenRecord):
+@dataclass(slots=True, eq=False, repr=False)
+class Code(Record):
     """One problem code: its severity when reading input and when validating a file (None
     when that channel never reports it), and a one-line meaning."""
 

@@ -29,7 +29,7 @@ from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Message, Session, StreamedSession
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems, Tally
-from sts.records import FrozenRecord, Record
+from sts.records import Record
 from sts.undated import InputTime
 from sts.writers import WRITERS
 
@@ -52,8 +52,8 @@ class OutputFailed(Exception):
         super().__init__(f"cannot write {path}: {error.strerror or error}")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Settings(FrozenRecord):
+@dataclass(eq=False, repr=False)
+class Settings(Record):
     """What to convert to and how; the same for every job of a run."""
 
     to: str = "sts"
@@ -68,8 +68,8 @@ class Settings(FrozenRecord):
     resume: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Target(FrozenRecord):
+@dataclass(eq=False, repr=False)
+class Target(Record):
     """Where sessions go: ``stdout``, one ``file``, or a ``dir`` mirroring the inputs."""
 
     mode: Literal["stdout", "file", "dir"]
@@ -81,8 +81,8 @@ class Target(FrozenRecord):
     store: Store | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Job(FrozenRecord):
+@dataclass(eq=False, repr=False)
+class Job(Record):
     """One input: a file (`source`) or stdin (`source` None); `rel` names its output in a dir.
 
     `walked` marks a file found by walking a directory: it is passed over when it belongs to

@@ -26,7 +26,7 @@ from typing import Any
 from sts.building.context import UnknownOption
 from sts.converters.base import Converter, Peek
 from sts.imports import load_target
-from sts.records import FrozenRecord
+from sts.records import Record
 
 BUILTINS: tuple[str, ...] = (
     "sts.converters.sts:StsConverter",
@@ -102,8 +102,8 @@ def get_converter(name: str) -> Converter:
     return converter
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
-class Detection(FrozenRecord):
+@dataclass(slots=True, eq=False, repr=False)
+class Detection(Record):
     """What detection found: the chosen converter (None when none is sure enough) and every
     score looked at, best first."""
 
