@@ -6,7 +6,9 @@
 - ``folder``: a folder of many 20 KB Claude Code sessions (``~/.claude/projects/<dir>``), 1000
   and 2000 files, against the floor (orjson read+write of every line of every file, one output
   file each) and against the same bytes as one session;
-- ``startup``: `sts convert` of a tiny sample against a plain orjson script on it;
+- ``startup``: `sts convert` of a tiny sample against a plain orjson script on it, with this
+  checkout (editable) and with a regular install of it (``bench-out/regular-venv``), in time and
+  in instructions (callgrind, when valgrind is installed);
 - ``stream``: one OpenAI JSONL of many sessions (one output file each), two sizes, against a
   floor that also writes one file per line; the µs per session beyond the floor;
 - ``big``: one Claude Code session from ``../shared/bench/make_big_trace.py``, two sizes: time
@@ -71,12 +73,12 @@ def scratch(name: str) -> Path:
     return path
 
 
-def sts(*args: str) -> list[str]:
-    return [sys.executable, "-m", "sts", "convert", *args, "-q"]
+def sts(*args: str, python: str = sys.executable) -> list[str]:
+    return [python, "-m", "sts", "convert", *args, "-q"]
 
 
-def floor(source: Path, target: Path, per_line: bool) -> list[str]:
-    return [sys.executable, "-c", FLOOR, str(source), str(target), "1" if per_line else "0"]
+def floor(source: Path, target: Path, per_line: bool, python: str = sys.executable) -> list[str]:
+    return [python, "-c", FLOOR, str(source), str(target), "1" if per_line else "0"]
 
 
 def paired(commands: dict[str, list[str]], rounds: int, clean: list[Path] = ()) -> dict:
@@ -130,18 +132,65 @@ def folder_rows(rounds: int) -> list[str]:
     return rows
 
 
+def regular_install() -> str | None:
+    """The Python of a virtual environment (``bench-out/regular-venv``) with this tree installed
+    as users install it, not editable: an editable install's finder imports `pathlib` at every
+    start, the floor's included. None (and why, on stderr) when pip cannot install it."""
+    venv = OUT / "regular-venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        dependencies: list[str] = []
+    else:
+        dependencies = ["--force-reinstall", "--no-deps"]  # this tree again, as it is now
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", *dependencies, str(ROOT)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"(startup: pip could not install the tree: {done.stderr.strip()[-300:]})",
+              file=sys.stderr)
+        return None
+    return str(python)
+
+
+def instructions(command: list[str]) -> int | None:
+    """The instructions `command` executes, counted by callgrind (steadier than any clock on a
+    shared machine; hash seed fixed); None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *command], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    counted = [line for line in done.stderr.splitlines() if "Collected :" in line]
+    return int(counted[-1].split(":")[-1]) if counted else None
+
+
 def startup_rows(rounds: int) -> list[str]:
+    """This checkout (an editable install) and a regular install of it, each against the floor
+    run by the same Python: paired times, and instructions when valgrind is there."""
     sample = ROOT / "samples" / "hello.sts.jsonl"
-    out = scratch("startup")
-    out.mkdir(parents=True)
-    runs = paired({"sts": sts(str(sample), "-o", str(out / "sts.jsonl")),
-                   "floor": floor(sample, out / "floor", False)}, max(rounds, 15))
-    return ["| start-up, tiny sample | sts wall ms | floor wall ms | sts CPU ms | floor CPU ms | "
-            "× floor (CPU) |", "|---|---|---|---|---|---|",
-            f"| `sts convert samples/hello.sts.jsonl` | {med(runs['sts'], 'wall') * 1000:.0f} | "
-            f"{med(runs['floor'], 'wall') * 1000:.0f} | {med(runs['sts'], 'cpu') * 1000:.0f} | "
-            f"{med(runs['floor'], 'cpu') * 1000:.0f} | "
-            f"{ratio(runs['sts'], runs['floor'], 'cpu'):.2f}× |"]
+    rows = ["| start-up, tiny sample | install | sts wall ms | floor wall ms | sts CPU ms | "
+            "floor CPU ms | × floor (CPU) | sts M instr. | floor M instr. | × floor (instr.) |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for install, python in (("editable", sys.executable), ("regular", regular_install())):
+        if python is None:
+            continue
+        out = scratch("startup")
+        out.mkdir(parents=True)
+        commands = {"sts": sts(str(sample), "-o", str(out / "sts.jsonl"), python=python),
+                    "floor": floor(sample, out / "floor", False, python=python)}
+        runs = paired(commands, max(rounds, 15))
+        counts = {label: instructions(command) for label, command in commands.items()}
+        if counts["sts"] and counts["floor"]:
+            counted = (f"{counts['sts'] / 1e6:.0f} | {counts['floor'] / 1e6:.0f} | "
+                       f"{counts['sts'] / counts['floor']:.2f}×")
+        else:
+            counted = "| |"
+        rows.append(
+            f"| `sts convert samples/hello.sts.jsonl` | {install} | "
+            f"{med(runs['sts'], 'wall') * 1000:.0f} | {med(runs['floor'], 'wall') * 1000:.0f} | "
+            f"{med(runs['sts'], 'cpu') * 1000:.0f} | {med(runs['floor'], 'cpu') * 1000:.0f} | "
+            f"{ratio(runs['sts'], runs['floor'], 'cpu'):.2f}× | {counted} |")
+    return rows
 
 
 def stream_rows(rounds: int, sizes: tuple[float, float]) -> list[str]:
