@@ -275,6 +275,11 @@ def cursor_lines(target: int, seed: int) -> Iterator[str]:
         lines.append(dumps({"role": "assistant", "message": {"content": [
             {"type": "text", "text": text.words(80)}]}}))
         lines.append(dumps({"type": "turn_ended", "status": "success"}))
+        for line in lines:
+            size += len(line.encode()) + 1
+            yield line
+
+
 def gemini_lines(target: int, seed: int) -> Iterator[str]:
     """Lines of one Gemini CLI JSONL recording (v0.39+) of about `target` bytes, as its writer
     appends them: each model reply written again once its tool calls finish, each result also

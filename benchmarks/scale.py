@@ -13,6 +13,9 @@
   floor that also writes one file per line; the µs per session beyond the floor;
 - ``big``: one Claude Code session from ``../shared/bench/make_big_trace.py``, two sizes: time
   against the floor and peak memory;
+- ``cursor``, ``cline``: one Cursor CLI transcript and one Cline task history from
+  ``benchmarks/make_inputs.py``, two sizes each, to STS and to Pi: time against the floor and
+  peak memory;
 - ``jobs``: the folder with ``-j 1``, ``-j 2`` and two ``-j 1`` halves side by side (the
   ceiling).
 
@@ -244,6 +247,28 @@ def big_rows(rounds: int, sizes: tuple[float, float]) -> list[str]:
     return rows
 
 
+def one_session_rows(kind: str, rounds: int, sizes: tuple[float, float]) -> list[str]:
+    """One session of `benchmarks/make_inputs.py`'s `kind` at two sizes, to STS and to Pi:
+    time against the floor and peak memory (how it grows with the input)."""
+    rows = [f"| one {kind} session | target | sts wall s | sts CPU s | × floor (CPU) | "
+            "peak RSS MiB | peak ÷ input |", "|---|---|---|---|---|---|---|"]
+    for size in sizes:
+        suffix = "json" if kind == "cline" else "jsonl"
+        path = generate(kind, OUT / f"{kind}-{size:g}mb.{suffix}", "--size-mb", f"{size:g}")
+        out = scratch(kind)
+        runs = paired({"sts": sts(str(path), "-o", f"{out}/sts/"),
+                       "pi": sts(str(path), "--to", "pi", "-o", f"{out}/pi/"),
+                       "floor": floor(path, out / "floor", False)}, rounds, [out])
+        mib = path.stat().st_size / MIB
+        for target in ("sts", "pi"):
+            rss = med(runs[target], "rss_mib")
+            rows.append(f"| {mib:.0f} MiB | {target} | {med(runs[target], 'wall'):.2f} | "
+                        f"{med(runs[target], 'cpu'):.2f} | "
+                        f"{ratio(runs[target], runs['floor'], 'cpu'):.2f}× | {rss:.0f} | "
+                        f"{rss / mib:.2f} |")
+    return rows
+
+
 def jobs_rows(rounds: int) -> list[str]:
     folder = generate("claude-folder", OUT / "claude-folder-2000", "--count", "2000")
     files = sorted(str(f) for f in folder.iterdir())
@@ -272,20 +297,25 @@ def jobs_rows(rounds: int) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--only", default="", help="folder,startup,stream,big,jobs")
+    parser.add_argument("--only", default="", help="folder,startup,stream,big,cursor,cline,jobs")
     parser.add_argument("--stream-mb", default="35,70", help="the two OpenAI JSONL sizes")
     parser.add_argument("--big-mb", default="100,200", help="the two Claude Code sizes")
+    parser.add_argument("--session-mb", default="50,100",
+                        help="the two sizes of the cursor and cline sessions")
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "sts", quiet=2)  # as an installed package has it
     OUT.mkdir(exist_ok=True)
     only = set(filter(None, args.only.split(",")))
     stream = tuple(float(x) for x in args.stream_mb.split(","))
     big = tuple(float(x) for x in args.big_mb.split(","))
+    one = tuple(float(x) for x in args.session_mb.split(","))
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     tables = {"startup": lambda: startup_rows(args.rounds),
               "folder": lambda: folder_rows(args.rounds),
               "stream": lambda: stream_rows(args.rounds, stream),  # type: ignore[arg-type]
               "big": lambda: big_rows(args.rounds, big),  # type: ignore[arg-type]
+              "cursor": lambda: one_session_rows("cursor", args.rounds, one),  # type: ignore[arg-type]
+              "cline": lambda: one_session_rows("cline", args.rounds, one),  # type: ignore[arg-type]
               "jobs": lambda: jobs_rows(args.rounds)}
     try:
         for name, rows in tables.items():

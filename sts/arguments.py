@@ -21,6 +21,7 @@ import orjson
 
 from sts.lines import clean_value, dumps_deep
 from sts.model import ToolCall
+from sts.spill import as_fragment, as_text
 
 RAW_KEY = "_raw"
 VALUE_KEY = "_value"
@@ -62,20 +63,21 @@ def depth_past(value: Any, limit: int) -> bool:
 
 
 def arguments_json(call: ToolCall) -> str:
-    """The arguments as one JSON text, for STS (lone surrogates written as U+FFFD)."""
+    """The arguments as one JSON text, for STS (lone surrogates written as U+FFFD; texts held in
+    the temporary file, `sts.spill.keep_strings`, copied from it)."""
     value = call.arguments
     if value is None:
         if call.raw_arguments is None:
             return "{}"
         value = call.raw_arguments
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value, default=as_fragment).decode()
     except orjson.JSONEncodeError:  # lone surrogates, or nested deeper than orjson writes
         pass
     try:  # the same text as a clean value would give when read back
-        return orjson.dumps(clean_value(value)).decode()
+        return orjson.dumps(clean_value(value), default=as_fragment).decode()
     except (orjson.JSONEncodeError, RecursionError):
-        return dumps_deep(value)
+        return dumps_deep(value, as_text)
 
 
 #: How deep Pi arguments may nest: a Pi line holds them 5 levels down (entry, message, content,

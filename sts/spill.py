@@ -21,6 +21,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import orjson
 
@@ -136,6 +137,43 @@ def keep(text: str) -> str | StoredText:
     except OSError:
         _State.broken = True
         return text
+
+
+def keep_strings(value: Any) -> Any:
+    """`value` (a JSON value: tool-call arguments) with each string inside its objects and
+    arrays handed to `keep`, in place. Only for a caller that writes the value and reads it no
+    other way (`sts.building.ReadContext.deferred`): the writers copy the handles
+    (`as_fragment`), anyone else would meet them where a string was."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            for key, member in item.items():
+                if type(member) is str:
+                    item[key] = keep(member)
+                elif type(member) is dict or type(member) is list:
+                    stack.append(member)
+        elif type(item) is list:
+            for index, member in enumerate(item):
+                if type(member) is str:
+                    item[index] = keep(member)
+                elif type(member) is dict or type(member) is list:
+                    stack.append(member)
+    return value
+
+
+def as_fragment(value: Any) -> orjson.Fragment:
+    """orjson's ``default``: a `StoredText` is copied as the JSON it is stored as."""
+    if type(value) is StoredText:
+        return orjson.Fragment(value.json())
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def as_text(value: Any) -> str:
+    """`sts.lines.dumps_deep`'s ``default``: a `StoredText` read back."""
+    if type(value) is StoredText:
+        return value.load()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 @contextmanager

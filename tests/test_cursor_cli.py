@@ -198,6 +198,45 @@ def test_stdin_gets_a_fixed_id():
     assert (header["id"], header["harness"]) == ("stdin", "cursor-cli")
 
 
+def test_a_transcript_only_written_keeps_its_edits_in_the_temporary_file(monkeypatch):
+    """Read to be written (`ReadContext.deferred`, as `sts convert` reads), the texts inside a
+    call's arguments (a transcript's bulk: the contents of edits; the CLI records no results)
+    go to the temporary file like message texts, and the output is the same bytes; a library
+    read (`sts.read`) keeps them as strings."""
+    import io
+
+    import orjson
+
+    from sts import spill
+    from sts.building import ReadContext
+    from sts.pipeline import one_behind
+    from sts.problems import Problems
+    from sts.spill import StoredText
+    from tests.support import write_checked
+
+    monkeypatch.setattr(spill, "BUDGET", 0)
+    body = "def main():\n    print('\u00e9 \u4e2d\u6587 \U0001f642 \u2028 \\ \"q\"')\n" * 40
+    edit = {"path": "src/app.py", "contents": body, "hunks": [{"new": body + "x"}]}
+    lines = [{"role": "user", "message": {"content": "<user_query>edit it</user_query>"}},
+             {"role": "assistant", "message": {"content": [
+                 {"type": "tool_use", "name": "edit_file", "input": edit}]}},
+             {"type": "turn_ended", "status": "success"}]
+    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    problems = Problems("<case>", sink=None)
+    context = ReadContext(problems, None, deferred=True)
+    [(written, _)] = one_behind(CursorCliConverter().read(io.BytesIO(data), context), problems)
+    [call] = written.messages[1].tool_calls
+    contents, hunk = call.arguments["contents"], call.arguments["hunks"][0]["new"]
+    assert type(contents) is StoredText and contents.load() == body
+    assert type(hunk) is StoredText and hunk.load() == body + "x"
+    assert call.arguments["path"] == "src/app.py"  # short texts stay in memory
+    [read], _ = read_sessions(data, "cursor-cli")
+    assert read.messages[1].tool_calls[0].arguments == edit
+    read.fallback_time = written.fallback_time  # no time in the format: the driver's
+    for to in ("sts", "pi"):
+        assert write_checked(written, to) == write_checked(read, to)
+
+
 # -- the corpus -----------------------------------------------------------------------------
 
 

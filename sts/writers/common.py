@@ -23,7 +23,7 @@ from sts.model import (
     first_time,
 )
 from sts.problems import Problems
-from sts.spill import StoredText
+from sts.spill import as_fragment, as_text
 from sts.timestamps import (
     epoch_ms,
     iso_from_ms,  # noqa: F401 (moved there; still importable here)
@@ -44,11 +44,11 @@ def dump_line(obj: Any) -> bytes:
     than orjson writes (255 levels) go through the standard library.
     """
     try:
-        return orjson.dumps(obj, default=_stored_json, option=_OPTIONS)
+        return orjson.dumps(obj, default=as_fragment, option=_OPTIONS)
     except orjson.JSONEncodeError:
         pass
     try:
-        return orjson.dumps(clean_value(obj), default=_stored_json, option=_OPTIONS)
+        return orjson.dumps(clean_value(obj), default=as_fragment, option=_OPTIONS)
     except (orjson.JSONEncodeError, RecursionError):
         return (dumps_deep(obj) + "\n").encode("utf-8")
 
@@ -56,19 +56,7 @@ def dump_line(obj: Any) -> bytes:
 def dumps_deep(value: Any) -> str:
     """Compact JSON text of `value` at any depth (see `sts.lines.dumps_deep`), stored texts
     included, lone surrogates replaced by U+FFFD."""
-    return lines_dumps_deep(value, _stored_text)
-
-
-def _stored_json(value: Any) -> orjson.Fragment:
-    if type(value) is StoredText:
-        return orjson.Fragment(value.json())
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-def _stored_text(value: Any) -> str:
-    if type(value) is StoredText:
-        return value.load()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    return lines_dumps_deep(value, as_text)
 
 
 def write_session(

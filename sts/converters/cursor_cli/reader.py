@@ -11,6 +11,9 @@
   before it in the session, ``n`` its place among the calls of this turn still waiting for a
   result), so the same file always gives the same ids, and lines appended later never change
   earlier ones. A call without a name is named ``unknown`` (warning ``tool-call-without-name``).
+- The texts inside a call's arguments are handed to `sts.spill` like message texts when the
+  caller only writes the session (`ReadContext.deferred`): a transcript's bulk is the contents
+  of edits, and the CLI records no results.
 - Tool results, where a capture has them: ``tool_result`` parts (in a user turn, as Anthropic
   writes them) become tool messages linked by ``tool_use_id``, else to the oldest call of the
   turn still waiting (a prompt or ``turn_ended`` ends the wait); ``is_error`` is kept.
@@ -43,6 +46,7 @@ from urllib.parse import unquote
 
 import orjson
 
+from sts import spill
 from sts.building import ReadContext, SessionBuilder, TitleRank
 from sts.building.content import image_from_url, openai_parts
 from sts.converters.base import gc_paused
@@ -84,6 +88,7 @@ class Transcript:
     def __init__(self, context: ReadContext) -> None:
         self.problems: Problems = context.problems
         self.path = context.path
+        self.deferred = context.deferred
         self.builder = SessionBuilder(context, FORMAT, FORMAT, title_from_prompt=True)
         self.session = self.builder.session
         self.turn_start = 0  # index of the first message of the current turn
@@ -196,7 +201,10 @@ class Transcript:
         source_id = part.get("id")
         source_id = source_id if type(source_id) is str and source_id else None
         arguments = part.get("input", part.get("arguments"))
-        message.tool_calls.append(self.builder.call(source_id, name, arguments, lineno))
+        call = self.builder.call(source_id, name, arguments, lineno)
+        if self.deferred:  # the bulk of a transcript: the contents of edits
+            spill.keep_strings(call.arguments)
+        message.tool_calls.append(call)
 
     def result(self, lineno: int, part: dict[str, Any]) -> None:
         source_id = part.get("tool_use_id")
