@@ -75,8 +75,10 @@ class ChatBuilder(SessionBuilder):
                 return None  # Hermes' trailing session-metadata item: no message
             self.problems.error(line, "unknown-role", f"unknown role {source_role!r}: skipped")
             return None
-        message = Message(role, openai_parts(decode_sentinel(data.get("content")), line,
-                                             self.problems))
+        content = data.get("content")
+        if type(content) is str and content.startswith(JSON_SENTINEL):
+            content = decode_sentinel(content)
+        message = Message(role, openai_parts(content, line, self.problems))
         if source_role == "developer":
             message.kind = MessageKind.DEVELOPER
         if "id" in data or not TIME_KEY_SET.isdisjoint(data):
@@ -158,11 +160,9 @@ class ChatBuilder(SessionBuilder):
         return self.call(item.get("id"), function.get("name"), arguments, line)
 
 
-def decode_sentinel(content: Any) -> Any:
+def decode_sentinel(content: str) -> Any:
     """Content stored as ``"\\x00json:" + JSON`` (Hermes' state.db) as the value it encodes;
-    any other content (and a sentinel followed by no valid JSON) as it is."""
-    if type(content) is not str or not content.startswith(JSON_SENTINEL):
-        return content
+    a sentinel followed by no valid JSON stays the text it is."""
     try:
         return orjson.loads(content[len(JSON_SENTINEL):])
     except orjson.JSONDecodeError:
