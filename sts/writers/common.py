@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import IO, Any, BinaryIO
 
 import orjson
@@ -62,16 +64,16 @@ def dumps_deep(value: Any) -> str:
 def write_session(
     out: BinaryIO, session: Session, header: Callable[[], bytes], head: Iterable[bytes],
     line: Callable[[Message], bytes], messages: Iterable[Message] | None,
-    problems: Problems | None, target: str, drops: Callable[[Message, Dropped], None],
+    problems: Problems | None, target: str, lost: Lost,
 ) -> None:
     """The loop every writer shares: its `header` line and other `head` lines, then one `line`
     per message of `messages` (an iterator the caller gives, e.g. one that lets each message go
     once written; when None, the session's own list, or a `StreamedSession`'s stream), and,
-    with `problems`, what the target could not hold (counted by `drops`) reported there. The
-    header is made before the first message is taken, so it may read the whole session; a
+    with `problems`, what the target could not hold (`lost`, counted by `Dropped`) reported
+    there. The header is made before the first message is taken, so it may read the whole session; a
     `StreamedSession`'s only after the last (its lines wait in a temporary file, the output
     buffer, and `session.messages` holds their `HeaderFacts` by then)."""
-    dropped = Dropped() if problems is not None else None
+    dropped = Dropped(lost) if problems is not None else None
     facts = HeaderFacts() if isinstance(session, StreamedSession) else None
     buffer: IO[bytes] = out
     if facts is None:
@@ -92,7 +94,7 @@ def write_session(
             if facts is not None:
                 facts.add(message)
             if dropped is not None:
-                drops(message, dropped)
+                dropped.count(message)
         if facts is not None:
             session.messages = facts.messages()
             out.write(header())
@@ -253,17 +255,60 @@ def header_metadata(session: Session) -> dict[str, Any]:
 DROP_CODES = frozenset(("media-placeholder", "kind-flattened", "field-dropped"))
 
 
+class Lost:
+    """What a target has no place for in a message: the `fields` it drops (each counted when
+    set), besides ``refusal`` and ``rolled_back``, which neither target has; `other` counts
+    the media and kind of a message that has more than one text or a kind (`Dropped.count`)."""
+
+    __slots__ = ("fields", "other", "plain", "read")
+
+    def __init__(self, fields: tuple[str, ...], other: Callable[[Message, Dropped], None]
+                 ) -> None:
+        self.fields = fields
+        self.other = other
+        #: a message's kind, refusal, rolled_back and `fields` in one call, and their values
+        #: in a message that has none of them
+        self.read = attrgetter("kind", "refusal", "rolled_back", *fields)
+        self.plain = (None, False, False, *(None,) * len(fields))
+
+
 class Dropped:
     """What writing one session could not put in the target, counted (sqlglot's
     ``Generator.unsupported``): media written as placeholders, message kinds the target has no
-    place for, and message fields with no place. `report` sends one warning per code."""
+    place for, and message fields with no place (`Lost`). `report` sends one warning per
+    code."""
 
-    __slots__ = ("fields", "kinds", "media")
+    __slots__ = ("fields", "kinds", "lost", "media")
 
-    def __init__(self) -> None:
+    def __init__(self, lost: Lost) -> None:
+        self.lost = lost
         self.media = 0
         self.kinds: defaultdict[str, int] = defaultdict(int)  # cheaper to make than a Counter
         self.fields: defaultdict[str, int] = defaultdict(int)
+
+    def count(self, message: Message) -> None:
+        """Count what the target has no place for in `message`. A plain message (no kind, one
+        text part or none, none of the lost fields), most of any session, costs a comparison
+        and a look at its content; the target's `Lost.other` looks at the others part by
+        part."""
+        lost = self.lost
+        values = lost.read(message)
+        if values != lost.plain:
+            fields = self.fields
+            if message.refusal:
+                fields["refusal"] += 1
+            if message.rolled_back:
+                fields["rolled_back"] += 1
+            for name in compress(lost.fields, map(is_not, values[3:], repeat(None))):
+                fields[name] += 1
+        content = message.content
+        if values[0] is not None or len(content) > 1 or (
+            content and type(content[0]) is not TextPart
+        ):
+            lost.other(message, self)
+        # a time outside the years 1-9999, which only a session built by hand can have
+        if message.timestamp is not None and epoch_ms(message.timestamp) is None:
+            self.fields["timestamp that is no time"] += 1
 
     @staticmethod
     def nothing_in(message: Message) -> bool:
@@ -278,18 +323,6 @@ class Dropped:
             kind = type(part)
             if kind is MediaPart or (kind is ImagePart and not kept_images):
                 self.media += 1
-
-    def common_fields(self, message: Message) -> None:
-        """Count the model facts neither target has a place for (a time outside the years
-        1-9999, which only a session built by hand can have, among them)."""
-        if message.timestamp is not None and epoch_ms(message.timestamp) is None:
-            self.fields["timestamp that is no time"] += 1
-        if message.refusal or message.rolled_back:
-            fields = self.fields
-            if message.refusal:
-                fields["refusal"] += 1
-            if message.rolled_back:
-                fields["rolled_back"] += 1
 
     def report(self, problems: Problems, target: str, session: Session) -> None:
         """One warning per kind of loss, naming the session."""

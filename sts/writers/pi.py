@@ -50,6 +50,7 @@ from sts.timestamps import epoch_ms, iso_from_ms
 from sts.undated import HEADER_FIELD, conversion_time
 from sts.writers.common import (
     Dropped,
+    Lost,
     dump_line,
     header_metadata,
     placeholder,
@@ -58,6 +59,8 @@ from sts.writers.common import (
 )
 
 DEFAULT_HARNESS = "pi"
+#: `id_key` of the entry ids the writer makes (``00000001``...): ``1`` and eight hex digits.
+GENERATED_KEY = 16**8
 
 
 def write_pi(
@@ -72,13 +75,13 @@ def write_pi(
     """
     entries = PiEntries(session, harness)
     write_session(out, session, lambda: dump_line(entries.header()), entries.info(),
-                  entries.message_line, messages, problems, "Pi", pi_drops)
+                  entries.message_line, messages, problems, "Pi", LOST)
 
 
-def pi_drops(message: Message, dropped: Dropped) -> None:
-    """Count what Pi has no place for in `message`: media other than inline images of user
-    messages and tool results, user kinds other than ``custom`` (system kinds are kept in
-    ``customType``), and the model facts no Pi entry has."""
+def pi_others(message: Message, dropped: Dropped) -> None:
+    """Count what Pi has no place for in a message with more than one text or a kind: media
+    other than inline images of user messages and tool results, and user kinds other than
+    ``custom`` (system kinds are kept in ``customType``)."""
     if not dropped.nothing_in(message):
         if message.role == "assistant" or message.role == "system":  # text entries
             dropped.media_of(message, kept_images=False)
@@ -87,7 +90,10 @@ def pi_drops(message: Message, dropped: Dropped) -> None:
             dropped.media += sum(1 for p in message.content if type(p) is ImagePart and not p.data)
     if message.role == "user" and message.kind not in (None, MessageKind.CUSTOM):
         dropped.kinds[message.kind] += 1
-    dropped.common_fields(message)
+
+
+#: Pi has a place for every message field but the two no target has (`Lost`).
+LOST = Lost((), pi_others)
 
 
 class PiEntries:
@@ -140,12 +146,12 @@ class PiEntries:
                 used.add(key)
                 return wanted
         while True:
-            self.counter += 1
-            candidate = f"{self.counter:08x}"
-            key = id_key(candidate)
+            number = self.counter = self.counter + 1
+            # the key of its id, `f"{number:08x}"`, without making the text (see `id_key`)
+            key = GENERATED_KEY + number if number < GENERATED_KEY else id_key(f"{number:08x}")
             if key not in used:
                 used.add(key)
-                return candidate
+                return f"{number:08x}"
 
     def entry(self, kind: str, message: Message | None, fields: dict[str, Any]) -> dict[str, Any]:
         entry_id = self.new_id(message.id if message is not None else None)

@@ -11,8 +11,6 @@ become short placeholders in the text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import compress
-from operator import attrgetter, is_not
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_json
@@ -22,6 +20,7 @@ from sts.timestamps import epoch_ms
 from sts.writers.common import (
     PLAIN_KINDS,
     Dropped,
+    Lost,
     dump_line,
     header_metadata,
     is_signed,
@@ -43,7 +42,7 @@ def write_sts(
     cannot hold is reported there (`sts.writers.common.Dropped`).
     """
     write_session(out, session, lambda: dump_line(sts_header(session, harness)), (), sts_line,
-                  messages, problems, "STS", sts_drops)
+                  messages, problems, "STS", LOST)
 
 
 def sts_line(message: Message) -> bytes:
@@ -51,28 +50,21 @@ def sts_line(message: Message) -> bytes:
     return dump_line({"type": "message", "message": sts_message(message)})
 
 
-#: Message fields STS has no place for (usage and tool errors go to the header: not lost).
-LOST_FIELDS = ("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
-               "tokens_before", "first_kept_id", "from_id")
-_lost_values = attrgetter(*LOST_FIELDS)
-_NONE = (None,) * len(LOST_FIELDS)
-
-
-def sts_drops(message: Message, dropped: Dropped) -> None:
-    """Count what STS has no place for in `message`: media (placeholders), kinds, and the fields
-    beyond its seven (`LOST_FIELDS`, thinking signatures, `Dropped.common_fields`)."""
+def sts_others(message: Message, dropped: Dropped) -> None:
+    """Count the media (placeholders), thinking signatures and kind STS has no place for in a
+    message with more than one text or a kind."""
     if not dropped.nothing_in(message):
         dropped.media_of(message, kept_images=False)
         if is_signed(message):
             dropped.fields["thinking signature"] += 1
     if message.kind not in PLAIN_KINDS:
         dropped.kinds[message.kind] += 1
-    values = _lost_values(message)
-    if values.count(None) != len(LOST_FIELDS):
-        fields = dropped.fields
-        for name in compress(LOST_FIELDS, map(is_not, values, _NONE)):  # the fields it has
-            fields[name] += 1
-    dropped.common_fields(message)
+
+
+#: Message fields STS has no place for beyond its seven (usage and tool errors go to the
+#: header: not lost), and the parts and kinds it has none for (`sts_others`).
+LOST = Lost(("stop_reason", "error_message", "provider", "api", "tool_name", "custom_type",
+             "tokens_before", "first_kept_id", "from_id"), sts_others)
 
 
 def sts_header(session: Session, harness: str | None = None) -> dict[str, Any]:
@@ -125,7 +117,9 @@ def sts_message(message: Message) -> dict[str, Any]:
     if message.tool_call_id is not None:
         result["toolCallId"] = message.tool_call_id
     content = message.content
-    if len(content) == 1 and type(content[0]) is TextPart and not message.error_message:
+    if not content and not message.error_message:
+        result["content"] = ""  # no part and no failure (a message of tool calls): no reasoning
+    elif len(content) == 1 and type(content[0]) is TextPart and not message.error_message:
         result["content"] = content[0].value  # one text and no failure: nothing else to join
     else:
         result["content"] = sts_content(message)
