@@ -10,7 +10,6 @@ import shutil
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -289,69 +288,19 @@ def test_a_file_url_is_a_local_path(inputs, tmp_path):
     assert tree(tmp_path / "url") == expected
 
 
-class FetchingFile(fsspec.spec.AbstractBufferedFile):
-    """A file of `FetchingStore`: every range it fetches, and every byte it hands out, counted
-    (an object store's file, such as s3fs's, fetches ranges like this)."""
-
-    def _fetch_range(self, start: int, end: int) -> bytes:
-        self.fs.fetched.append(end - start)
-        with open(self.path, "rb") as local:
-            local.seek(start)
-            return local.read(end - start)
-
-    def read(self, length: int = -1) -> bytes:
-        data = super().read(length)
-        self.fs.handed_out += len(data)
-        return data
-
-
-class FetchingStore(fsspec.AbstractFileSystem):
-    """``fetching://PATH``: the local file PATH as a remote object read in 64 KiB blocks."""
-
-    protocol = "fetching"
-    blocksize = 1 << 16
-
-    def __init__(self, **options: object) -> None:
-        super().__init__(**options)
-        self.fetched: list[int] = []
-        self.handed_out = 0
-
-    def _open(self, path, mode="rb", block_size=None, autocommit=True, cache_options=None,
-              **options):
-        return FetchingFile(self, path, mode, block_size or self.blocksize, autocommit,
-                            cache_options=cache_options, **options)
-
-    def info(self, path, **options):
-        path = self._strip_protocol(path)
-        return {"name": path, "size": os.path.getsize(path), "type": "file"}
-
-
 def test_a_long_pi_file_in_a_store_is_fetched_once_a_pass(tmp_path, monkeypatch):
     """A long Pi session is read again as it is written (its messages are not kept): through a
     store each pass fetches the file once, in blocks, never a block per line or per entry."""
+    from benchmarks.remote import FetchingStore, call_entries, write_session
     from sts.converters.pi import entries
 
     monkeypatch.setattr(entries, "DEFER_AT", 0)  # every session long: its messages made again
-    fsspec.register_implementation("fetching", FetchingStore, clobber=True)
-    stamp = "2026-03-02T09:14:05.112Z"
-    records = [{"type": "session", "version": 3, "id": "s", "timestamp": stamp}]
-    for i in range(3000):
-        call = {"role": "assistant", "api": "a", "provider": "p", "model": "m", "usage": {},
-                "stopReason": "toolUse", "timestamp": 1772442845112,
-                "content": [{"type": "toolCall", "id": f"c{i}", "name": "f", "arguments": {}}]}
-        result = {"role": "toolResult", "toolCallId": f"c{i}", "toolName": "f",
-                  "content": [{"type": "text", "text": f"result {i}"}], "isError": False,
-                  "timestamp": 1772442845112}
-        for n, message in ((2 * i, call), (2 * i + 1, result)):
-            records.append({"type": "message", "id": f"{n:08x}",
-                            "parentId": f"{n - 1:08x}" if n else None, "timestamp": stamp,
-                            "message": message})
+    monkeypatch.setattr(FetchingStore, "blocksize", 1 << 16)
     source = tmp_path / "long.jsonl"
-    source.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    write_session(source, call_entries(6000))
     expected, _ = local_run(source, tmp_path / "local")
-    store = FetchingStore()  # fsspec caches the instance: the one the conversion opens with
-    store.fetched.clear()
-    store.handed_out = 0
+    store = FetchingStore()  # the instance fsspec opens the input with
+    store.reset()
     results = sts.convert_many([f"fetching://{source}"], tmp_path / "remote", to="sts",
                                problems=lambda p: None)
     assert [r.status for r in results] == ["ok"]
@@ -360,6 +309,6 @@ def test_a_long_pi_file_in_a_store_is_fetched_once_a_pass(tmp_path, monkeypatch)
     passes = 3  # read, the tool-call ledger's pass, the writer's pass
     assert sum(store.fetched) <= passes * (size + FetchingStore.blocksize)
     assert len(store.fetched) <= passes * (size // FetchingStore.blocksize + 2)
-    # fsspec's own line reading handed out a block for every line: 389 MB here (236x the
-    # file), 4.6x the file fetched in 67 fetches
+    # fsspec's own line reading handed out a block for every line: 236x the file here, and
+    # 4.6x fetched in 67 fetches
     assert store.handed_out <= passes * (size + (1 << 20))
