@@ -515,27 +515,27 @@ def one_behind(
     """Each session a converter yields, with whether it is the last, held back until the next
     one has been read: raw lines kept under ``--on-error keep`` reach the header of the session
     whose reading reported them, and a caller knows before writing the first whether there are
-    several. The one place that starts the spill store's count afresh (`sts.spill.reset`): at
-    the start, and once the caller has had each session; and the one place a session without
-    any recorded time gets its input's fallback time (`undated`; default: the time of
+    several. The owner of the conversion's store of large texts (`sts.spill.TextStore`):
+    current while the converter makes each session (and a streamed session its messages), its
+    count started afresh once the caller has had each session; and the one place a session
+    without any recorded time gets its input's fallback time (`undated`; default: the time of
     conversion, see `sts.undated`)."""
-    spill.reset()
+    texts = spill.TextStore()
     undated = undated or InputTime()
     pending: Session | None = None
-    for session in sessions:
+    for session in texts.within(iter(sessions)):
         keep_raw_lines(session, problems)
         undated.date(session)
         if isinstance(session, StreamedSession):  # its sub-agents come once it is written
-            session.stream = _children_dated(session, session.stream, undated)
+            session.stream = texts.within(_children_dated(session, session.stream, undated))
         if pending is not None:
             yield pending, False
-            spill.reset()
+            texts.reset()
         pending = session
     problems.close()  # what was only counted while reading (unknown record types)
     if pending is not None:
         keep_raw_lines(pending, problems)
         yield pending, True
-        spill.reset()
 
 
 def _children_dated(session: Session, stream: Iterator[Message], undated: InputTime

@@ -8,10 +8,13 @@ more is stored in an unnamed temporary file (in ``$TMPDIR``) as its JSON string 
 the model holds a `StoredText` handle. Reading `TextPart.text` loads it back; the writers copy
 the stored JSON into their output without decoding it (`orjson.Fragment`).
 
-`reset` starts the count afresh at each session boundary (the converted session has been
-written or handed over), so that streams of small sessions never touch the disk. A temporary
-file lives as long as a handle to it does. Texts orjson cannot encode (lone surrogates) and
-texts met after a failed write to the temporary file stay in memory.
+Each conversion has a store of its own (`TextStore`: the budget, the file, a pause), made
+current by its driver while the conversion runs, so that conversions in threads or interleaved
+in one process never share one; outside a conversion texts stay in memory. The driver resets
+its store at each session boundary (the converted session has been written or handed over), so
+that streams of small sessions never touch the disk. A temporary file lives as long as a handle
+to it does. Texts orjson cannot encode (lone surrogates) and texts met after a failed write to
+the temporary file stay in memory.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, TypeVar
 
 import orjson
 
@@ -30,6 +34,7 @@ BUDGET = 1 << 20
 #: Texts shorter than this always stay in memory.
 MIN_CHARS = 512
 _FLUSH_AT = 1 << 20
+T = TypeVar("T")
 
 
 class SpillFile:
@@ -109,34 +114,81 @@ class StoredText:
         return orjson.loads(self.json())
 
 
-class _State:
-    in_memory = 0
-    file: SpillFile | None = None
-    broken = False
-    paused = False
+class TextStore:
+    """One conversion's store: the bytes its current session keeps in memory, its temporary
+    file, whether storing is paused or broken. A driver owns one per conversion
+    (`sts.pipeline.one_behind`) and makes it current while the conversion runs (`current`,
+    `within`), so that conversions in several threads, or interleaved in one, never share a
+    budget, a pause or a reset."""
+
+    __slots__ = ("broken", "file", "in_memory", "paused")
+
+    def __init__(self) -> None:
+        self.in_memory = 0
+        self.file: SpillFile | None = None
+        self.broken = False
+        self.paused = False
+
+    def keep(self, text: str) -> str | StoredText:
+        """`text` itself while the session's budget lasts (or storing is paused), else a
+        handle to a stored copy."""
+        if self.paused:
+            return text
+        size = sys.getsizeof(text)
+        if self.in_memory + size <= BUDGET or self.broken:
+            self.in_memory += size
+            return text
+        try:
+            data = orjson.dumps(text)
+        except orjson.JSONEncodeError:  # lone surrogates: the writers clean them later
+            return text
+        try:
+            file = self.file
+            if file is None:
+                file = self.file = SpillFile()
+            return StoredText(file, file.add(data), len(data))
+        except OSError:
+            self.broken = True
+            return text
+
+    def reset(self) -> None:
+        """Start a new session: its texts count from zero and go to a new temporary file (the
+        old one lives as long as a handle to it does)."""
+        self.in_memory = 0
+        self.file = None
+        self.broken = False
+
+    @contextmanager
+    def current(self) -> Iterator[TextStore]:
+        """Make this the store `keep` hands texts to, in this thread, meanwhile."""
+        token = _CURRENT.set(self)
+        try:
+            yield self
+        finally:
+            _CURRENT.reset(token)
+
+    def within(self, items: Iterator[T]) -> Iterator[T]:
+        """`items` (a converter's sessions, a streamed session's messages), each made while
+        this store is current: the caller's own code between them runs without it."""
+        while True:
+            with self.current():
+                item = next(items, _END)
+            if item is _END:
+                return
+            yield item  # type: ignore[misc]
+
+
+_CURRENT: ContextVar[TextStore | None] = ContextVar("sts_spill_store", default=None)
+_END = object()
 
 
 def keep(text: str) -> str | StoredText:
-    """`text` itself when short or while the session's budget lasts (or storing is `paused`),
-    else a handle to a stored copy."""
-    if len(text) < MIN_CHARS or _State.paused:
+    """`text` itself when short or with no store current (outside a conversion), else what the
+    current store makes of it (`TextStore.keep`)."""
+    if len(text) < MIN_CHARS:
         return text
-    size = sys.getsizeof(text)
-    if _State.in_memory + size <= BUDGET or _State.broken:
-        _State.in_memory += size
-        return text
-    try:
-        data = orjson.dumps(text)
-    except orjson.JSONEncodeError:  # lone surrogates: the writers clean them later
-        return text
-    try:
-        file = _State.file
-        if file is None:
-            file = _State.file = SpillFile()
-        return StoredText(file, file.add(data), len(data))
-    except OSError:
-        _State.broken = True
-        return text
+    store = _CURRENT.get()
+    return text if store is None else store.keep(text)
 
 
 def keep_strings(value: Any) -> Any:
@@ -179,19 +231,17 @@ def as_text(value: Any) -> str:
 @contextmanager
 def paused() -> Iterator[None]:
     """Keep every text in memory meanwhile: for messages written as soon as they are made (a
-    `sts.model.StreamedSession`), which storing would only slow down."""
-    was, _State.paused = _State.paused, True
+    `sts.model.StreamedSession`), which storing would only slow down. Pauses the current
+    store only."""
+    store = _CURRENT.get()
+    if store is None:
+        yield
+        return
+    was, store.paused = store.paused, True
     try:
         yield
     finally:
-        _State.paused = was
-
-
-def reset() -> None:
-    """Start a new session: its texts count from zero and go to a new temporary file."""
-    _State.in_memory = 0
-    _State.file = None
-    _State.broken = False
+        store.paused = was
 
 
 def _install() -> None:

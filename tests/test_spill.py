@@ -24,10 +24,10 @@ TRICKY = 'quote " backslash \\ newline \n tab \t nul \x00 é 中文 🙂 \u2028 
 
 
 @pytest.fixture(autouse=True)
-def fresh_budget() -> Iterator[None]:
-    spill.reset()
-    yield
-    spill.reset()
+def store() -> Iterator[spill.TextStore]:
+    """A store of its own current for each test, as a conversion's driver makes one."""
+    with spill.TextStore().current() as store:
+        yield store
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_texts_read_back_across_flushes(monkeypatch):
     assert [store.read(o, len(t)) for o, t in zip(offsets, texts, strict=True)] == texts
 
 
-def test_short_texts_and_the_budget_stay_in_memory(monkeypatch):
+def test_short_texts_and_the_budget_stay_in_memory(monkeypatch, store):
     monkeypatch.setattr(spill, "BUDGET", 10_000)
     short = "x" * (spill.MIN_CHARS - 1)
     assert spill.keep(short) is short
@@ -54,7 +54,7 @@ def test_short_texts_and_the_budget_stay_in_memory(monkeypatch):
     assert spill.keep(first) is first  # within the budget
     second = spill.keep("b" * 9_000)
     assert type(second) is StoredText and second.load() == "b" * 9_000
-    spill.reset()
+    store.reset()
     third = "c" * 9_000
     assert spill.keep(third) is third  # a new session counts from zero
 
@@ -64,6 +64,81 @@ def test_nothing_is_stored_while_paused(store_everything):
         text = "streamed " * 100
         assert spill.keep(text) is text
     assert type(spill.keep(text)) is StoredText
+
+
+def test_outside_a_conversion_texts_stay_in_memory(store_everything):
+    import contextvars
+
+    text = "no conversion " * 100
+    assert contextvars.Context().run(spill.keep, text) is text  # no store current there
+    assert type(spill.keep(text)) is StoredText
+
+
+def test_interleaved_conversions_in_threads_keep_their_own_store(monkeypatch):
+    """Two conversions in two threads, their steps interleaved: each session counts its own
+    budget, one's pause (a streamed session) and one's reset at a session boundary leave the
+    other alone, and every stored text reads back and is written as it was."""
+    import sys
+    import threading
+
+    from sts.pipeline import one_behind
+    from sts.problems import Problems
+
+    big = [f"{n}: {TRICKY * 20}" for n in range(6)]
+    monkeypatch.setattr(spill, "BUDGET", sys.getsizeof(big[0]) * 3 // 2)  # room for one
+    began, made_0, paused, made_1, reset = (threading.Event() for _ in range(5))
+    got: dict[str, list[Session]] = {}
+
+    def session(name: str, parts: list[TextPart]) -> Session:
+        return Session(name, [Message("user", [p]) for p in parts], started_at=1_751_385_600_000)
+
+    def first() -> Iterator[Session]:  # one big session
+        began.wait(10)
+        parts = [TextPart(big[0])]  # within this session's budget
+        made_0.set()
+        paused.wait(10)
+        parts.append(TextPart(big[1]))  # past it: stored, while the other conversion is paused
+        made_1.set()
+        reset.wait(10)
+        parts.append(TextPart(big[2]))  # still past it, the other having started a new session
+        yield session("first", parts)
+
+    def second() -> Iterator[Session]:  # two sessions
+        began.set()
+        made_0.wait(10)
+        parts = [TextPart(big[3])]  # within its own budget, whatever the first holds
+        with spill.paused():  # this conversion's pause only
+            parts.append(TextPart(big[4]))
+            paused.set()
+            made_1.wait(10)
+        yield session("second", parts)
+        yield session("third", [TextPart(big[5])])  # counted with "second", read before it is had
+        reset.set()  # "second" was had: this conversion's store has started afresh
+
+    def convert(name: str, sessions: Iterator[Session]) -> None:
+        problems = Problems(name, sink=None)
+        got[name] = [s for s, _ in one_behind(sessions, problems)]
+
+    threads = [threading.Thread(target=convert, args=(name, made)) for name, made in
+               (("a", first()), ("b", second()))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    kinds = {s.id: [type(m.content[0].value) for m in s.messages]
+             for s in got["a"] + got["b"]}
+    assert kinds == {"first": [str, StoredText, StoredText], "second": [str, str],
+                     "third": [StoredText]}
+    for made, texts in zip(got["a"] + got["b"], (big[0:3], big[3:5], big[5:]), strict=True):
+        assert [m.text for m in made.messages] == texts
+        with spill.paused():
+            plain = session(made.id, [TextPart(t) for t in texts])
+        assert type(plain.messages[0].content[0].value) is str
+        for writer in (write_sts, write_pi):
+            a, b = io.BytesIO(), io.BytesIO()
+            writer(made, a)
+            writer(plain, b)
+            assert a.getvalue() == b.getvalue()
 
 
 def test_stored_text_is_its_json_literal(store_everything):
