@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from sts.arguments import parse_arguments
@@ -39,18 +40,20 @@ class CallLedger:
         self.next_suffix: dict[str, int] = {}  # id -> the suffix its next rename tries first
 
     def call(
-        self, source_id: Any, name: Any, arguments: Any, line: int | None, positional: str
+        self, source_id: Any, name: Any, arguments: Any, line: int | None,
+        positional: Callable[[], str],
     ) -> ToolCall:
-        """A registered `ToolCall`; `positional` is its id when `source_id` is empty."""
+        """A registered `ToolCall`; `positional()` makes its id when `source_id` is empty."""
         name = name if type(name) is str else ""
         args, raw = parse_arguments(arguments)
         return ToolCall(self.register(source_id, name, line, positional), name, args, raw)
 
-    def register(self, source_id: Any, name: str, line: int | None, positional: str) -> str:
+    def register(self, source_id: Any, name: str, line: int | None,
+                 positional: Callable[[], str]) -> str:
         """Register a call and return the id it is written with (for calls already built, such
         as those a reader shares between sessions: `call` is the usual way)."""
         if source_id is None or source_id == "":
-            call_id = self.unique(positional)
+            call_id = self.unique(positional())
             source = call_id
             self.pending.append((call_id, name))
         else:

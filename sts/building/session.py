@@ -83,17 +83,15 @@ class SessionBuilder:
         """A tool call with its id registered (renamed when the session used it already; a
         positional ``call_<message>_<n>`` when `source_id` is empty). Arguments as the source
         gives them (`sts.arguments.parse_arguments`). The caller puts it on its message."""
-        return self.calls.call(source_id, name, arguments, line, self._positional(source_id))
+        return self.calls.call(source_id, name, arguments, line, self._positional)
 
     def register(self, source_id: Any, name: str, line: int | None = None) -> str:
         """Register a call the reader built itself (shared between sessions, say) and return
         the id to write it with: `call`'s rules, without making a `ToolCall`."""
-        return self.calls.register(source_id, name, line, self._positional(source_id))
+        return self.calls.register(source_id, name, line, self._positional)
 
-    def _positional(self, source_id: Any) -> str:
-        """The positional id a call with `source_id` would get (only an empty one gets it)."""
-        if source_id is not None and source_id != "":
-            return ""
+    def _positional(self) -> str:
+        """The positional id of the next id-less call (made only for a call without an id)."""
         return f"call_{len(self.session.messages)}_{len(self.calls.pending)}"
 
     def answer(self, source_id: Any, name: Any = None, line: int | None = None) -> str | None:

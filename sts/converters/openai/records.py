@@ -70,7 +70,7 @@ def conversation_session(
         builder.add(Message(role="system", content=[TextPart(system)],
                             kind=MessageKind.SYSTEM_PROMPT))
     archived = 0
-    hermes = is_hermes(record)
+    hermes = builder.session.harness == HERMES_HARNESS
     for message in record["messages"]:
         if hermes and type(message) is dict and message.get("active") in (0, False):
             archived += 1  # kept by Hermes after a rewind or an in-place compaction

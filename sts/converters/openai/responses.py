@@ -62,7 +62,7 @@ def add_message(builder: ChatBuilder, item: dict[str, Any], line: int | None) ->
     message = builder.add_openai_message(item, line)
     if message is None:
         return
-    if type(item.get("phase")) is str:
+    if "phase" in item and type(item["phase"]) is str:
         message.extras["phase"] = item["phase"]
     if (
         message.role == "assistant"
