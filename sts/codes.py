@@ -15,17 +15,16 @@ unregistered code, or with a severity its channel does not give that code, raise
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Literal
 
-from sts.records import Record
+from sts.records import Record, record
 
 Severity = Literal["error", "warning"]
 
 STRICT = os.environ.get("STS_STRICT_CODES") == "1"
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class Code(Record):
     """One problem code: its severity when reading input and when validating a file (None
     when that channel never reports it), and a one-line meaning."""

@@ -1,7 +1,8 @@
 """The common intermediate model: plain values owned by neither sources nor targets.
 
 A converter turns a source format into `Session` objects; a writer turns a `Session` into STS or
-Pi lines. Nothing here knows a format. The classes are slotted dataclasses with no validation,
+Pi lines. Nothing here knows a format. The classes are slotted records (`sts.records.record`:
+declared and used as dataclasses, built at a fraction of the start-up cost) with no validation,
 so building millions of them stays cheap; the one exception is `TextPart`, whose large texts
 may be held in a temporary file (`sts.spill`) to keep big sessions out of memory.
 """
@@ -9,12 +10,12 @@ may be held in a temporary file (`sts.spill`) to keep big sessions out of memory
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from sts.records import FrozenRecord, Record
+from sts.records import FrozenRecord, Record, field_names, record
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "tool"))
@@ -115,7 +116,7 @@ class TextPart:
             return NotImplemented
         return self.text == other.text
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclasses
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the records
 
     def __repr__(self) -> str:
         return f"TextPart(text={self.text!r})"
@@ -156,7 +157,7 @@ def base64_size(data: str) -> int:
     return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class ImagePart(Record):
     """An image, inline (base64 `data`, no `data:` prefix) or by `url`."""
 
@@ -170,7 +171,7 @@ class ImagePart(Record):
         return base64_size(self.data) if self.data else None
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class MediaPart(Record):
     """Any other media (audio, file, video, ...) kept as a typed placeholder.
 
@@ -185,7 +186,7 @@ class MediaPart(Record):
     url: str | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class ThinkingPart(Record):
     """Model reasoning as the source wrote it.
 
@@ -202,7 +203,7 @@ class ThinkingPart(Record):
 Part = TextPart | ImagePart | MediaPart | ThinkingPart
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class ToolCall(Record):
     """A tool call made by an assistant message.
 
@@ -218,7 +219,7 @@ class ToolCall(Record):
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class Usage(Record):
     """Token counts and cost (USD) of one model call. None means the source did not say."""
 
@@ -234,7 +235,7 @@ class Usage(Record):
     cost_total: float | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class Message(Record):
     """One message of a session.
 
@@ -293,7 +294,7 @@ class Message(Record):
         return texts[0] if len(texts) == 1 else "\n\n".join(texts)
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@record(slots=True, frozen=True)
 class FallbackTime(FrozenRecord):
     """The time a session with no recorded time at all is given where a target needs one (pi's
     types want a time on the header, every entry and every message): never a recorded time.
@@ -314,7 +315,7 @@ SUBAGENT_MTIME = "subagent-file-mtime"
 CONVERSION_TIME = "conversion-time"
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class Session(Record):
     """One conversation.
 
@@ -361,7 +362,7 @@ class StreamedSession(Session):
     def of(cls, session: Session, stream: Iterator[Message], first_time: int | None
            ) -> StreamedSession:
         """`session` (its metadata and children the same objects) with its messages to come."""
-        streamed = cls(**{f.name: getattr(session, f.name) for f in fields(Session)})
+        streamed = cls(**{name: getattr(session, name) for name in field_names(Session)})
         streamed.stream = stream
         streamed.first_time = first_time
         return streamed

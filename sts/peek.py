@@ -4,20 +4,19 @@ every converter's `sniff` looks at."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import orjson
 
 from sts.lines import loads_repaired
-from sts.records import Record
+from sts.records import Record, record
 
 #: How many head lines sniffing parses at most.
 MAX_RECORDS = 50
 
 
-@dataclass(eq=False, repr=False)
+@record
 class Peek(Record):
     """The head of an input, for sniffing without consuming the stream.
 

@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import partial
 from pathlib import Path
 from stat import S_ISLNK
@@ -29,7 +29,7 @@ from sts.io import atomic_output, open_binary, peek_stream
 from sts.model import Message, Session, StreamedSession
 from sts.names import file_stem
 from sts.problems import ConversionFailed, Policy, Problem, Problems, Tally
-from sts.records import Record
+from sts.records import Record, record
 from sts.undated import InputTime
 from sts.writers import WRITERS
 
@@ -52,7 +52,7 @@ class OutputFailed(Exception):
         super().__init__(f"cannot write {path}: {error.strerror or error}")
 
 
-@dataclass(eq=False, repr=False)
+@record
 class Settings(Record):
     """What to convert to and how; the same for every job of a run."""
 
@@ -68,7 +68,7 @@ class Settings(Record):
     resume: bool = False
 
 
-@dataclass(eq=False, repr=False)
+@record
 class Target(Record):
     """Where sessions go: ``stdout``, one ``file``, or a ``dir`` mirroring the inputs."""
 
@@ -81,7 +81,7 @@ class Target(Record):
     store: Store | None = None
 
 
-@dataclass(eq=False, repr=False)
+@record
 class Job(Record):
     """One input: a file (`source`) or stdin (`source` None); `rel` names its output in a dir.
 
@@ -99,7 +99,7 @@ class Job(Record):
     url: str | None = None  # an input in an fsspec store (`source` is then None)
 
 
-@dataclass(eq=False, repr=False)
+@record
 class JobResult(Record):
     """What one job did: sessions written, problems, and how it ended.
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, Protocol
 
 from sts import codes
-from sts.records import FrozenRecord, Record
+from sts.records import FrozenRecord, Record, record
 
 Policy = Literal["skip", "fail", "keep"]
 MAX_TEXT = 300  # a message quoting a 20 MB string keeps only its head and tail
@@ -36,7 +36,7 @@ KEPT_NOTE = "kept raw in the session header (unparsedLines)"
 KEEP = 1000
 
 
-@dataclass(slots=True, frozen=True, eq=False, repr=False)
+@record(slots=True, frozen=True)
 class Problem(FrozenRecord):
     """One thing wrong with the input: where (file, line), a stable code, and what."""
 
@@ -93,7 +93,7 @@ def print_to_stderr(problem: Problem) -> None:
     print(problem, file=sys.stderr)
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class Tally(Record):
     """The problems of one input: every one counted, by severity and by code; the first
     `KEEP` kept (`sample`)."""
@@ -137,7 +137,7 @@ class Reporter(Protocol):
     def warning(self, line: int | None, code: str, text: str) -> None: ...
 
 
-@dataclass(eq=False, repr=False)
+@record
 class Problems(Record):
     """Collects problems for one input file and applies the policy.
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Self
 
 from sts.problems import Problems
-from sts.records import FrozenRecord, Record
+from sts.records import FrozenRecord, Record, field_names, record
 
 _TYPES = {"bool": bool, "int": int, "str": str, "float": float}
 
@@ -19,7 +19,7 @@ class UnknownOption(TypeError):
     """An option name no converter takes, or a value of the wrong type."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record(frozen=True)
 class Options(FrozenRecord):
     """The options every converter takes; a converter with its own subclasses this (a frozen
     dataclass with defaults) and names it as its ``Options``.
@@ -32,7 +32,7 @@ class Options(FrozenRecord):
     @classmethod
     def names(cls) -> frozenset[str]:
         """The option names this class takes."""
-        return frozenset(f.name for f in dataclasses.fields(cls))
+        return frozenset(field_names(cls))
 
     @classmethod
     def of(cls, values: Options | Mapping[str, Any] | None) -> Self:
@@ -66,7 +66,7 @@ class Options(FrozenRecord):
         return getattr(self, name, default)
 
 
-@dataclass(eq=False, repr=False)
+@record
 class ReadContext(Record):
     """What a converter gets besides the stream.
 

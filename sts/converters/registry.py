@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from sts.building.context import UnknownOption
 from sts.converters.base import Converter, Peek
 from sts.imports import load_target
-from sts.records import Record
+from sts.records import Record, record
 
 BUILTINS: tuple[str, ...] = (
     "sts.converters.sts:StsConverter",
@@ -102,7 +101,7 @@ def get_converter(name: str) -> Converter:
     return converter
 
 
-@dataclass(slots=True, eq=False, repr=False)
+@record(slots=True)
 class Detection(Record):
     """What detection found: the chosen converter (None when none is sure enough) and every
     score looked at, best first."""
