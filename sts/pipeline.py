@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # imported when used: a run without --redact or -j starts wit
 
 OUTPUT_SUFFIX = ".jsonl"
 _UNSAFE = r"[^A-Za-z0-9._-]+"  # compiled when first needed (re's cache): start-up
+#: The characters `_UNSAFE` keeps: a name of only these is not searched.
+_SAFE_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
 class UsageError(ValueError):
@@ -262,14 +264,29 @@ class OutputNames:
         """The path for the session `key` beside the output `beside`."""
         stem = beside.name.removesuffix(OUTPUT_SUFFIX)
         name = fitting_name(f"{stem}.{safe_name(key).replace('.', '_')}")
+        reserved_names = names_of(self.reserved)
         candidate = name
         for number in itertools.count(2):
-            path = beside.with_name(candidate + OUTPUT_SUFFIX)
-            if candidate not in self.given and path not in self.reserved:
-                self.given.add(candidate)
-                return path
+            if candidate not in self.given:
+                file = candidate + OUTPUT_SUFFIX
+                path = beside.with_name(file)
+                # a path is hashed (slow: its parts) only when a reserved path has its name
+                if file not in reserved_names or path not in self.reserved:
+                    self.given.add(candidate)
+                    return path
             candidate = f"{name}-{number}"
         raise AssertionError("unreachable")
+
+
+_NAMES_OF: list[tuple[frozenset[Path], frozenset[str]]] = []
+
+
+def names_of(paths: frozenset[Path]) -> frozenset[str]:
+    """The file names of `paths`, found once for the set of the latest call (a run's reserved
+    outputs, which every job of it asks for)."""
+    if not _NAMES_OF or _NAMES_OF[0][0] is not paths:
+        _NAMES_OF[:] = [(paths, frozenset(path.name for path in paths))]
+    return _NAMES_OF[0][1]
 
 
 class Emitter:
@@ -600,7 +617,9 @@ def fitting_name(stem: str) -> str:
 
 def safe_name(text: str) -> str:
     """A file-name-safe form of a session key or id."""
-    return re.sub(_UNSAFE, "_", text).strip("._")[:120] or "session"
+    if not _SAFE_CHARACTERS.issuperset(text):
+        text = re.sub(_UNSAFE, "_", text)
+    return text.strip("._")[:120] or "session"
 
 
 def plan_jobs(inputs: Iterable[str]) -> tuple[list[Job], bool]:

@@ -171,8 +171,11 @@ class TextStore:
         """`items` (a converter's sessions, a streamed session's messages), each made while
         this store is current: the caller's own code between them runs without it."""
         while True:
-            with self.current():
+            token = _CURRENT.set(self)  # `current`, without a context manager per item
+            try:
                 item = next(items, _END)
+            finally:
+                _CURRENT.reset(token)
             if item is _END:
                 return
             yield item  # type: ignore[misc]
