@@ -332,12 +332,12 @@ class Dropped:
                              f"{where} cannot hold {self.media} image(s) or media: "
                              "written as text placeholders")
         if self.kinds:
-            kinds = ", ".join(f"{kind} ({n})" for kind, n in sorted(self.kinds.items()))
+            kinds = ", ".join([f"{kind} ({n})" for kind, n in sorted(self.kinds.items())])
             problems.warning(None, "kind-flattened",
                              f"{where} has no place for the message kinds {kinds}: "
                              "written as their roles")
         if self.fields:
-            fields = ", ".join(f"{name} ({n})" for name, n in sorted(self.fields.items()))
+            fields = ", ".join([f"{name} ({n})" for name, n in sorted(self.fields.items())])
             problems.warning(None, "field-dropped",
                              f"{where} has no place for {fields}: left out")
 

@@ -47,15 +47,17 @@ def new_builder(
     )
     builder.offer_id(preferred_id)
     if type(record) is dict:
-        builder.offer_id(
-            next((record[k] for k in ID_KEYS if record.get(k) not in (None, "")), None)
-        )
+        for key in ID_KEYS:  # the first one set (a loop: no generator per record)
+            value = record.get(key)
+            if value is not None and value != "":
+                builder.offer_id(value)
+                break
     return builder
 
 
 def is_hermes(record: Any) -> bool:
     """Whether a record is one of Hermes Agent's session records."""
-    return type(record) is dict and all(key in record for key in HERMES_KEYS)
+    return type(record) is dict and all(map(record.__contains__, HERMES_KEYS))
 
 
 def conversation_session(
