@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import field, replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from stat import S_ISLNK
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
@@ -278,15 +278,11 @@ class OutputNames:
         raise AssertionError("unreachable")
 
 
-_NAMES_OF: list[tuple[frozenset[Path], frozenset[str]]] = []
-
-
+@lru_cache(maxsize=8)
 def names_of(paths: frozenset[Path]) -> frozenset[str]:
-    """The file names of `paths`, found once for the set of the latest call (a run's reserved
-    outputs, which every job of it asks for)."""
-    if not _NAMES_OF or _NAMES_OF[0][0] is not paths:
-        _NAMES_OF[:] = [(paths, frozenset(path.name for path in paths))]
-    return _NAMES_OF[0][1]
+    """The file names of `paths`, found once for each set (a run's reserved outputs, which every
+    job of the run asks for: a frozenset keeps its hash, so asking again costs a look-up)."""
+    return frozenset(path.name for path in paths)
 
 
 class Emitter:
