@@ -35,7 +35,7 @@ def stdout_open() -> None:
 
 
 def redaction_options(command):
-    """The options that configure redaction, shared by `convert` and `publish`."""
+    """The options that configure redaction, shared by `convert`, `view` and `publish`."""
     options = [
         click.option("--secret", "secrets", multiple=True, metavar="VALUE",
                      help="Redact this exact value (repeatable)."),
