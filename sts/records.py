@@ -47,25 +47,39 @@ def _build(cls: T, slots: bool, frozen: bool) -> T:
                                            default.hash) != (True, True, True, None):
             raise TypeError(f"{cls.__qualname__}.{name}: a record field takes only a default "
                             "or a default_factory")
-    namespace = {key: value for key, value in cls.__dict__.items()
-                 if key not in defaults and key not in ("__dict__", "__weakref__")}
-    namespace["__init__"] = _init(cls, names, defaults, frozen)
-    namespace["__record_fields__"] = names
-    namespace["__match_args__"] = names
-    namespace["__dataclass_fields__"] = _Declaration(annotations, defaults, frozen)
-    if slots:
-        namespace["__slots__"] = names
+    declaration = _Declaration(annotations, defaults, frozen)
+    added = {"__init__": _init(cls, names, defaults, frozen), "__record_fields__": names,
+             "__match_args__": names, "__dataclass_fields__": declaration}
+    if slots:  # a class of its own: the body's, less the defaults, with a slot a field
+        if any(_uses_class_cell(value) for value in vars(cls).values()):
+            raise TypeError(f"{cls.__qualname__}: a slotted record's methods cannot use super() "
+                            "or __class__ (they would see the class before its slots)")
+        namespace = {key: value for key, value in vars(cls).items()
+                     if key not in defaults and key not in ("__dict__", "__weakref__")}
+        namespace.update(added, __slots__=names)
         if frozen:  # unpickling assigns through __setstate__, which a frozen class must allow
-            namespace["__getstate__"] = _getstate
-            namespace["__setstate__"] = _setstate
-    else:
-        namespace.update((name, default.default) for name, default in defaults.items()
-                         if isinstance(default, Field) and default.default is not MISSING)
-        namespace.update((name, default) for name, default in defaults.items()
-                         if not isinstance(default, Field))
-    made = type(cls)(cls.__name__, cls.__bases__, namespace)
-    namespace["__dataclass_fields__"].record = made
+            namespace.update(__getstate__=_getstate, __setstate__=_setstate)
+        made = type(cls)(cls.__name__, cls.__bases__, namespace)
+    else:  # the class itself, as @dataclass does: plain defaults stay class attributes
+        for name, default in defaults.items():
+            if isinstance(default, Field) and default.default is MISSING:
+                delattr(cls, name)
+            elif isinstance(default, Field):
+                setattr(cls, name, default.default)
+        for key, value in added.items():
+            setattr(cls, key, value)
+        made = cls
+    declaration.record = made
     return made
+
+
+def _uses_class_cell(value: Any) -> bool:
+    """Whether a class attribute is a function (or property, class or static method) whose code
+    refers to the class it was defined in (``super()``, ``__class__``)."""
+    functions = (value.fget, value.fset, value.fdel) if isinstance(value, property) else (
+        getattr(value, "__func__", value),)
+    return any("__class__" in getattr(getattr(f, "__code__", None), "co_freevars", ())
+               for f in functions)
 
 
 def field_names(cls: type) -> tuple[str, ...]:

@@ -140,3 +140,24 @@ def test_what_a_record_cannot_declare_is_refused() -> None:
         @record
         class Hidden(Record):
             secret: str = field(default="", repr=False)
+
+
+def test_a_slotted_record_whose_methods_see_their_class_is_refused() -> None:
+    """A slotted record is a class made anew; a method's ``super()`` would still see the old."""
+    with pytest.raises(TypeError, match="cannot use super"):
+
+        @record(slots=True)
+        class Greeting(Record):
+            text: str
+
+            def __repr__(self) -> str:
+                return super().__repr__()
+
+    @record
+    class Plain(Record):  # not slotted: the class itself, so super() sees it
+        text: str = "hi"
+
+        def __repr__(self) -> str:
+            return "<" + super().__repr__() + ">"
+
+    assert repr(Plain()).endswith("Plain(text='hi')>") and Plain.text == "hi"
