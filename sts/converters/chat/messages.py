@@ -35,7 +35,8 @@ ROLE_MAP: dict[str, Role] = {
     "function": "tool",
 }
 TIME_KEYS = ("timestamp", "created_at", "created")
-TIME_KEY_SET = frozenset(TIME_KEYS)
+#: Keys of a message's id and time (`ChatBuilder.common_fields`): most messages have none.
+COMMON_KEYS = frozenset(("id", *TIME_KEYS))
 #: Keys of the reasoning an assistant message may carry (`add_reasoning_fields`).
 REASONING_KEYS = frozenset(("reasoning_content", "reasoning", "reasoning_details"))
 #: Keys of an assistant message read besides its role, content and calls: most messages have
@@ -81,12 +82,14 @@ class ChatBuilder(SessionBuilder):
         message = Message(role, openai_parts(content, line, self.problems))
         if source_role == "developer":
             message.kind = MessageKind.DEVELOPER
-        if "id" in data or not TIME_KEY_SET.isdisjoint(data):
+        if not COMMON_KEYS.isdisjoint(data):
             self.common_fields(message, data, line)
         if role == "assistant":
             self.assistant_fields(message, data, line)
         elif role == "tool":
-            name = data.get("name") if type(data.get("name")) is str else data.get("tool_name")
+            name = data.get("name")
+            if type(name) is not str:
+                name = data.get("tool_name")
             message.tool_call_id = self.answer(data.get("tool_call_id"), name, line)
             message.tool_name = name if type(name) is str and name else self.tool_name(
                 message.tool_call_id
@@ -107,7 +110,8 @@ class ChatBuilder(SessionBuilder):
 
     def assistant_fields(self, message: Message, data: dict[str, Any], line: int | None) -> None:
         """Reasoning, refusal, tool calls, model and stop reason of an assistant message."""
-        split_leading_think(message, self.problems, line)
+        if message.content:  # most calling messages have none
+            split_leading_think(message, self.problems, line)
         if not REASONING_KEYS.isdisjoint(data):
             add_reasoning_fields(message, data)
         calls = data.get("tool_calls")
@@ -144,8 +148,8 @@ class ChatBuilder(SessionBuilder):
         if type(item) is not dict:
             self.problems.error(line, "bad-tool-call", "tool call is not an object: skipped")
             return None
-        custom = item.get("custom")
-        if item.get("type") == "custom" and type(custom) is dict:
+        custom = item.get("custom") if item.get("type") == "custom" else None
+        if type(custom) is dict:
             call = self.call(item.get("id"), custom.get("name"), {"input": custom.get("input")},
                              line)
             call.extras["type"] = "custom"
@@ -156,7 +160,8 @@ class ChatBuilder(SessionBuilder):
         if function is None:
             self.problems.error(line, "bad-tool-call", "tool call without a function: skipped")
             return None
-        arguments = function.get("arguments", function.get("parameters", "{}"))
+        arguments = (function["arguments"] if "arguments" in function
+                     else function.get("parameters", "{}"))
         return self.call(item.get("id"), function.get("name"), arguments, line)
 
 

@@ -57,19 +57,16 @@ def add_item(builder: ChatBuilder, item: Any, line: int | None) -> None:
 
 def add_message(builder: ChatBuilder, item: dict[str, Any], line: int | None) -> None:
     """A message item; an assistant one joins the reasoning-only message before it."""
-    messages = builder.session.messages
-    before = messages[-1] if messages else None
     message = builder.add_openai_message(item, line)
     if message is None:
         return
     if "phase" in item and type(item["phase"]) is str:
         message.extras["phase"] = item["phase"]
-    if (
-        message.role == "assistant"
-        and before is not None
-        and before.role == "assistant"
-        and only_thinking(before)
-    ):
+    if message.role != "assistant":
+        return
+    messages = builder.session.messages  # `message` is the last of them
+    before = messages[-2] if len(messages) > 1 else None
+    if before is not None and before.role == "assistant" and only_thinking(before):
         messages.pop()
         before.content.extend(message.content)
         before.tool_calls.extend(message.tool_calls)
