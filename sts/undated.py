@@ -68,9 +68,12 @@ def has_time(session: Session) -> bool:
     """Whether the session recorded any time (a start or a message time)."""
     if isinstance(session, StreamedSession):  # its messages are still to come
         return session.started_at is not None or session.first_time is not None
-    return session.started_at is not None or any(
-        message.timestamp is not None for message in session.messages
-    )
+    if session.started_at is not None:
+        return True
+    for message in session.messages:  # noqa: SIM110 (any() would make a generator a session)
+        if message.timestamp is not None:
+            return True
+    return False
 
 
 class InputTime:

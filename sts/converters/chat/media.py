@@ -18,12 +18,15 @@ SIDE_LISTS = (
     ("videos", "<video>", "video"),
     ("audios", "<audio>", "audio"),
 )
+SIDE_KEYS = frozenset(key for key, _, _ in SIDE_LISTS)
 
 
 def attach_side_media(
     session: Session, record: dict[str, Any], problems: Problems, line: int | None
 ) -> None:
     """Replace the media tokens of `session`'s messages by parts for the record's side lists."""
+    if SIDE_KEYS.isdisjoint(record):
+        return
     for key, token, kind in SIDE_LISTS:
         paths = record.get(key)
         if not paths or type(paths) is not list:

@@ -27,8 +27,10 @@ from sts.timestamps import checked_ms
 
 HARNESS = "openai"
 #: Keys of both Hermes session records (the export line and the CLI session file).
-HERMES_KEYS = ("model_config", "message_count")
+HERMES_KEYS = frozenset(("model_config", "message_count"))
 START_KEYS = ("started_at", "session_start", "created_at", "created", "startTime")
+START_KEY_SET = frozenset(START_KEYS)
+TITLE_KEYS = frozenset(("title", "name"))
 ID_KEYS = ("id", "session_id")
 USED_FIELDS = frozenset(
     ("messages", "tools", "functions", "model", "system_prompt", "system", "title", "name", "cwd",
@@ -45,7 +47,8 @@ def new_builder(
         context, "openai", HERMES_HARNESS if is_hermes(record) else HARNESS,
         key=entry.key if entry is not None and entry.key else None,
     )
-    builder.offer_id(preferred_id)
+    if preferred_id is not None:
+        builder.offer_id(preferred_id)
     if type(record) is dict:
         for key in ID_KEYS:  # the first one set (a loop: no generator per record)
             value = record.get(key)
@@ -57,7 +60,7 @@ def new_builder(
 
 def is_hermes(record: Any) -> bool:
     """Whether a record is one of Hermes Agent's session records."""
-    return type(record) is dict and all(map(record.__contains__, HERMES_KEYS))
+    return type(record) is dict and record.keys() >= HERMES_KEYS
 
 
 def conversation_session(
@@ -67,7 +70,7 @@ def conversation_session(
     builder = new_builder(record, entry, context)
     line = entry.line if entry is not None else None
     builder.model = text_or_none(record.get("model"))
-    system = record.get("system_prompt", record.get("system"))
+    system = record["system_prompt"] if "system_prompt" in record else record.get("system")
     if type(system) is str and system:
         builder.add(Message(role="system", content=[TextPart(system)],
                             kind=MessageKind.SYSTEM_PROMPT))
@@ -88,19 +91,23 @@ def conversation_session(
 
 
 def fill_session_fields(builder: ChatBuilder, record: dict[str, Any], line: int | None) -> None:
-    """Name, start time, cwd and tool definitions from a record's side fields."""
+    """Name, start time, cwd and tool definitions from a record's side fields (each group
+    looked up only when the record has one of its keys: most have none)."""
     session = builder.session
-    for key in ("title", "name"):
-        if type(record.get(key)) is str and record[key]:
-            builder.title(record[key])
-            break
-    for key in START_KEYS:
-        if key in record:
-            session.started_at = checked_ms(record[key], builder.problems, line, key)
-            break
+    if not TITLE_KEYS.isdisjoint(record):
+        for key in ("title", "name"):
+            if type(record.get(key)) is str and record[key]:
+                builder.title(record[key])
+                break
+    if not START_KEY_SET.isdisjoint(record):
+        for key in START_KEYS:
+            if key in record:
+                session.started_at = checked_ms(record[key], builder.problems, line, key)
+                break
     if type(record.get("cwd")) is str and record["cwd"]:
         session.cwd = record["cwd"]
     for key in ("tools", "functions"):
         if record.get(key):
             session.metadata[key] = parse_json_text(record[key])
-    session.metadata.update(side_fields(record, USED_FIELDS))
+    if not USED_FIELDS.issuperset(record):
+        session.metadata.update(side_fields(record, USED_FIELDS))
