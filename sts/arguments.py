@@ -49,16 +49,16 @@ def parse_arguments(value: Any) -> tuple[Any, str | None]:
 
 def depth_past(value: Any, limit: int) -> bool:
     """Whether `value` nests more than `limit` levels of objects and arrays (no recursion)."""
-    stack = [(value, 1)]
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack = [(value, 1)]  # objects and arrays only, with their depth
     while stack:
         item, depth = stack.pop()
-        kind = type(item)
-        if kind is dict or kind is list:
-            if depth > limit:
-                return True
-            members = item.values() if kind is dict else item
-            stack.extend((member, depth + 1) for member in members
-                         if type(member) is dict or type(member) is list)
+        if depth > limit:
+            return True
+        for member in item.values() if type(item) is dict else item:
+            if type(member) is dict or type(member) is list:
+                stack.append((member, depth + 1))
     return False
 
 

@@ -29,7 +29,7 @@ is the leaf. Documented choices where the session does not say:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 from sts.arguments import arguments_object
@@ -112,17 +112,17 @@ class PiEntries:
             start = self.fallback.ms
         self.start: int = start
         self.last_time: int = start
-        self.written_time = (start, iso_from_ms(start))  # consecutive entries often share it
+        self.written_ms = start  # the time of the entry before, and its text: often shared
+        self.written_iso = iso_from_ms(start)
         self.call_names: dict[str, str] = {}
 
-    def info(self) -> Iterator[bytes]:
+    def info(self) -> tuple[bytes, ...]:
         """The ``session_info`` line (when the session has a name), which follows the header."""
-        if self.session.name:
-            yield dump_line(self.entry("session_info", None, {"name": self.session.name}))
-
-    def message_line(self, message: Message) -> bytes:
-        """The entry line of one message."""
-        return dump_line(self.message_entry(message))
+        if not self.session.name:
+            return ()
+        entry = self.entry("session_info", None)
+        entry["name"] = self.session.name
+        return (dump_line(entry),)
 
     def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {
@@ -153,39 +153,44 @@ class PiEntries:
                 used.add(key)
                 return f"{number:08x}"
 
-    def entry(self, kind: str, message: Message | None, fields: dict[str, Any]) -> dict[str, Any]:
+    def entry(self, kind: str, message: Message | None) -> dict[str, Any]:
+        """A new entry of `kind` (its id, parent and time), the child of the one before; the
+        caller adds its fields."""
         entry_id = self.new_id(message.id if message is not None else None)
-        entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": self.parent}
-        if self.written_time[0] != self.last_time:
-            self.written_time = (self.last_time, iso_from_ms(self.last_time))
-        entry["timestamp"] = self.written_time[1]
-        entry.update(fields)
+        if self.written_ms != self.last_time:
+            self.written_ms = self.last_time
+            self.written_iso = iso_from_ms(self.last_time)
+        entry: dict[str, Any] = {
+            "type": kind, "id": entry_id, "parentId": self.parent, "timestamp": self.written_iso,
+        }
         self.parent = entry_id
         return entry
 
-    def message_entry(self, message: Message) -> dict[str, Any]:
-        """The entry of one message. Its time (the entry's, and the numeric ``timestamp`` pi's
-        types require of a message body) is its own, else the latest earlier one."""
+    def message_line(self, message: Message) -> bytes:
+        """The entry line of one message. Its time (the entry's, and the numeric ``timestamp``
+        pi's types require of a message body) is its own, else the latest earlier one."""
         if message.timestamp is not None:
             ms = epoch_ms(message.timestamp)  # None for a time no target can hold
             if ms is not None:
                 self.last_time = ms
         role = message.role
         if role == "assistant":
-            return self.entry("message", message, {"message": self.assistant(message)})
-        if role == "tool":
-            return self.entry("message", message, {"message": self.tool_result(message)})
-        if role == "user":
-            if message.kind == MessageKind.CUSTOM:
-                return self.entry("custom_message", message, {
-                    "customType": message.custom_type or "custom",
-                    "content": user_blocks(message),
-                    "display": True,
-                })
-            body: dict[str, Any] = {"role": "user", "content": user_blocks(message)}
-            body["timestamp"] = self.last_time
-            return self.entry("message", message, {"message": body})
-        return self.system_entry(message)
+            body = self.assistant(message)
+        elif role == "tool":
+            body = self.tool_result(message)
+        elif role == "user" and message.kind != MessageKind.CUSTOM:
+            body = {"role": "user", "content": user_blocks(message), "timestamp": self.last_time}
+        elif role == "user":
+            entry = self.entry("custom_message", message)
+            entry["customType"] = message.custom_type or "custom"
+            entry["content"] = user_blocks(message)
+            entry["display"] = True
+            return dump_line(entry)
+        else:
+            return dump_line(self.system_entry(message))
+        entry = self.entry("message", message)
+        entry["message"] = body
+        return dump_line(entry)
 
     def assistant(self, message: Message) -> dict[str, Any]:
         blocks: list[dict[str, Any]] = []
@@ -218,21 +223,21 @@ class PiEntries:
 
     def tool_result(self, message: Message) -> dict[str, Any]:
         call_id = message.tool_call_id or ""
-        body: dict[str, Any] = {
+        return {
             "role": "toolResult",
             "toolCallId": call_id,
             "toolName": message.tool_name or self.call_names.get(call_id, UNKNOWN),
             "content": content_blocks(message, images=True),
             "isError": bool(message.is_error),
+            "timestamp": self.last_time,
         }
-        body["timestamp"] = self.last_time
-        return body
 
     def system_entry(self, message: Message) -> dict[str, Any]:
         text = message.text
         if message.kind == MessageKind.COMPACTION:
             first_kept = message.first_kept_id
-            entry = self.entry("compaction", message, {"summary": text})
+            entry = self.entry("compaction", message)
+            entry["summary"] = text
             entry["firstKeptEntryId"] = (
                 first_kept if first_kept and id_key(first_kept) in self.used_ids else entry["id"]
             )
@@ -240,19 +245,24 @@ class PiEntries:
             return entry
         if message.kind == MessageKind.BRANCH_SUMMARY:
             from_id = message.from_id or "root"
-            return self.entry("branch_summary", message, {"fromId": from_id, "summary": text})
-        custom_type = message.custom_type or system_custom_type(message.kind)
-        return self.entry(
-            "custom_message",
-            message,
-            {"customType": custom_type, "content": text, "display": True},
-        )
+            entry = self.entry("branch_summary", message)
+            entry["fromId"] = from_id
+            entry["summary"] = text
+            return entry
+        entry = self.entry("custom_message", message)
+        entry["customType"] = message.custom_type or system_custom_type(message.kind)
+        entry["content"] = text
+        entry["display"] = True
+        return entry
 
 
 def content_blocks(message: Message, images: bool) -> list[dict[str, Any]]:
     """Text and image blocks of a user message or tool result (other media as placeholders)."""
+    content = message.content
+    if len(content) == 1 and type(content[0]) is TextPart:  # most messages: one text
+        return [{"type": "text", "text": content[0].value}]
     blocks: list[dict[str, Any]] = []
-    for part in message.content:
+    for part in content:
         if type(part) is TextPart:
             blocks.append({"type": "text", "text": part.value})
         elif type(part) is ImagePart and images and part.data:
