@@ -289,11 +289,17 @@ def thinking_block(part: ThinkingPart) -> dict[str, Any]:
     return block
 
 
+#: The usage of a message without any: one object for all of them (written, never changed).
+ZERO_USAGE: dict[str, Any] = {
+    "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
+
+
 def pi_usage(usage: Usage | None) -> dict[str, Any]:
     """Pi's complete usage object (zeros where unknown)."""
     if usage is None:
-        return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+        return ZERO_USAGE
     total = usage.total_tokens
     if total is None:
         total = usage.input + usage.output + usage.cache_read + usage.cache_write
