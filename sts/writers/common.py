@@ -39,6 +39,31 @@ RESERVED_HEADER_KEYS = frozenset(
 )
 
 
+class Constant:
+    """A JSON value that many lines hold (pi's zero usage), written as its JSON text made once
+    (orjson copies it: `as_json`)."""
+
+    __slots__ = ("fragment", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.fragment = orjson.Fragment(orjson.dumps(value))
+
+
+def as_json(value: Any) -> orjson.Fragment:
+    """`dump_line`'s orjson ``default``: a `Constant`'s JSON text, a `StoredText`'s stored JSON."""
+    if type(value) is Constant:
+        return value.fragment
+    return as_fragment(value)
+
+
+def as_value(value: Any) -> Any:
+    """`dumps_deep`'s ``default``: a `Constant`'s value, a `StoredText` read back."""
+    if type(value) is Constant:
+        return value.value
+    return as_text(value)
+
+
 def dump_line(obj: Any) -> bytes:
     """One JSON line (with its newline). Lone surrogates, which orjson refuses, become U+FFFD.
 
@@ -46,11 +71,11 @@ def dump_line(obj: Any) -> bytes:
     than orjson writes (255 levels) go through the standard library.
     """
     try:
-        return orjson.dumps(obj, default=as_fragment, option=_OPTIONS)
+        return orjson.dumps(obj, default=as_json, option=_OPTIONS)
     except orjson.JSONEncodeError:
         pass
     try:
-        return orjson.dumps(clean_value(obj), default=as_fragment, option=_OPTIONS)
+        return orjson.dumps(clean_value(obj), default=as_json, option=_OPTIONS)
     except (orjson.JSONEncodeError, RecursionError):
         return (dumps_deep(obj) + "\n").encode("utf-8")
 
@@ -58,7 +83,7 @@ def dump_line(obj: Any) -> bytes:
 def dumps_deep(value: Any) -> str:
     """Compact JSON text of `value` at any depth (see `sts.lines.dumps_deep`), stored texts
     included, lone surrogates replaced by U+FFFD."""
-    return lines_dumps_deep(value, as_text)
+    return lines_dumps_deep(value, as_value)
 
 
 def write_session(

@@ -49,6 +49,7 @@ from sts.problems import Problems
 from sts.timestamps import epoch_ms, iso_from_ms
 from sts.undated import HEADER_FIELD, conversion_time
 from sts.writers.common import (
+    Constant,
     Dropped,
     Lost,
     dump_line,
@@ -98,6 +99,9 @@ LOST = Lost((), pi_others)
 
 class PiEntries:
     """Builds the entry lines of one session; keeps the id bookkeeping in one place."""
+
+    __slots__ = ("call_names", "counter", "fallback", "harness", "last_time", "parent",
+                 "session", "start", "used_ids", "written_iso", "written_ms")
 
     def __init__(self, session: Session, harness: str | None) -> None:
         self.session = session
@@ -289,14 +293,14 @@ def thinking_block(part: ThinkingPart) -> dict[str, Any]:
     return block
 
 
-#: The usage of a message without any: one object for all of them (written, never changed).
-ZERO_USAGE: dict[str, Any] = {
+#: The usage of a message without any, its JSON text made once.
+ZERO_USAGE = Constant({
     "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
     "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
+})
 
 
-def pi_usage(usage: Usage | None) -> dict[str, Any]:
+def pi_usage(usage: Usage | None) -> dict[str, Any] | Constant:
     """Pi's complete usage object (zeros where unknown)."""
     if usage is None:
         return ZERO_USAGE
