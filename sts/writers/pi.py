@@ -323,9 +323,15 @@ def pi_usage(usage: Usage | None) -> dict[str, Any] | Constant:
     }
 
 
+#: The stop reasons of a message whose source gave none, looked up once (an enum member's hash
+#: is a Python call).
+TOOL_USE_WORD = STOP_WORDS[StopReason.TOOL_USE]
+STOP_WORD = STOP_WORDS[StopReason.STOP]
+
+
 def pi_stop_reason(message: Message) -> str:
     """The message's stop reason in pi's words, else derived from the message."""
     reason = message.stop_reason
     if reason is not None:
         return STOP_WORDS[reason]
-    return STOP_WORDS[StopReason.TOOL_USE if message.tool_calls else StopReason.STOP]
+    return TOOL_USE_WORD if message.tool_calls else STOP_WORD
