@@ -41,6 +41,10 @@ def _build(cls: T, slots: bool, frozen: bool) -> T:
         raise TypeError(f"{cls.__qualname__}: a record cannot extend another record")
     annotations = inspect.get_annotations(cls)
     names = tuple(annotations)
+    for name, annotation in annotations.items():
+        if str(annotation).partition("[")[0].rpartition(".")[2] in ("ClassVar", "InitVar"):
+            raise TypeError(f"{cls.__qualname__}.{name}: a record has no class or init-only "
+                            "variables: every annotation is a field")
     defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
     for name, default in defaults.items():
         if isinstance(default, Field) and (default.init, default.repr, default.compare,

@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import pickle
 from dataclasses import field
+from typing import ClassVar
 
 import pytest
 
@@ -134,6 +135,12 @@ def test_what_a_record_cannot_declare_is_refused() -> None:
         @record
         class Deeper(Point):
             z: int = 0
+
+    with pytest.raises(TypeError, match="every annotation is a field"):
+
+        @record
+        class Counted(Record):
+            made: ClassVar[int] = 0
 
     with pytest.raises(TypeError, match="only a default or a default_factory"):
 
