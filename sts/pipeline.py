@@ -258,20 +258,20 @@ class OutputNames:
 
     def __init__(self, reserved: frozenset[Path] = frozenset()) -> None:
         self.reserved = reserved
+        self.reserved_names = names_of(reserved)
         self.given: set[str] = set()
 
     def derive(self, beside: Path, key: str) -> Path:
         """The path for the session `key` beside the output `beside`."""
         stem = beside.name.removesuffix(OUTPUT_SUFFIX)
         name = fitting_name(f"{stem}.{safe_name(key).replace('.', '_')}")
-        reserved_names = names_of(self.reserved)
         candidate = name
         for number in itertools.count(2):
             if candidate not in self.given:
                 file = candidate + OUTPUT_SUFFIX
                 path = beside.with_name(file)
                 # a path is hashed (slow: its parts) only when a reserved path has its name
-                if file not in reserved_names or path not in self.reserved:
+                if file not in self.reserved_names or path not in self.reserved:
                     self.given.add(candidate)
                     return path
             candidate = f"{name}-{number}"
